@@ -1,0 +1,124 @@
+"""The audit database: its schema, in one place, for the crawler and the analysis.
+
+The schema is documented column by column in README.md ("The database"). Tables are created
+with explicit types so that an empty crawl still has every column the analysis expects.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import sqlite_utils
+
+SCHEMA_VERSION = 1
+
+PAGES = {
+    "url": str,  # normalised requested URL: the key every other table joins on
+    "final_url": str,  # where the redirect chain ends (the URL itself when it does not redirect)
+    "status": int,  # HTTP status; NULL when no response came back (see error)
+    "error": str,
+    "redirect_to": str,  # this hop's Location, normalised
+    "redirect_chain": str,  # JSON list of {"url", "status"} hops from url to final_url
+    "content_type": str,
+    "is_html": int,
+    "encoding": str,
+    "size": int,  # body bytes
+    "title": str,
+    "description": str,
+    "h1": str,
+    "canonical": str,  # normalised absolute canonical URL, NULL when the page declares none
+    "noindex": int,  # meta robots or X-Robots-Tag
+    "nofollow": int,
+    "lang": str,
+    "published": str,  # declared dates: article meta, JSON-LD, <time>
+    "modified": str,
+    "depth": int,  # click depth from the start URL(s); NULL when no crawled link reaches the page
+    "main_text": str,  # main content without nav, header, footer, sidebars, banners
+    "word_count": int,
+    "content_hash": str,  # sha1 of main_text: the analysis re-embeds a page only when it changes
+    "in_sitemap": int,
+    "sitemap_only": int,  # in a sitemap, but no crawled page links to it
+    "fetched_at": str,  # UTC ISO time of the fetch
+    "download_latency": float,  # seconds
+    "first_seen_crawl": int,
+    "last_seen_crawl": int,
+    "gone": int,  # not seen by the latest complete crawl
+}
+
+LINKS = {
+    "source": str,
+    "target": str,  # normalised absolute URL
+    "anchor": str,
+    "region": str,  # content, nav, header, footer, aside or other
+    "context": str,  # for content links: the sentence that holds the link
+    "text_offset": int,  # for content links: where the anchor starts in the source's main_text
+    "position": int,  # order of the link in the page
+    "nofollow": int,
+    "external": int,
+}
+
+REDIRECTS = {"source": str, "target": str, "status": int, "external": int, "crawl_id": int}
+
+CRAWLS = {
+    "id": int,
+    "start_urls": str,
+    "options": str,  # JSON of the spider arguments
+    "started_at": str,
+    "finished_at": str,
+    "status": str,  # running, finished, interrupted, capped
+    "reason": str,  # Scrapy's close reason
+    "pages": int,
+    "version": str,
+}
+
+SITEMAP_ENTRIES = {"url": str, "sitemap": str, "lastmod": str}
+
+REGIONS = ("content", "nav", "header", "footer", "aside", "other")
+
+
+class NotALinkspiderDatabase(ValueError):
+    """The file exists but was not written by `scrapy crawl site`."""
+
+
+def open_database(path: str | Path) -> sqlite_utils.Database:
+    """Open (creating if needed) an audit database in WAL mode with every crawl table present."""
+    db = sqlite_utils.Database(path)
+    db.enable_wal()
+    db.execute("PRAGMA synchronous = NORMAL")
+    create_schema(db)
+    return db
+
+
+def create_schema(db: sqlite_utils.Database) -> None:
+    """Create the crawl tables and indexes that are missing; never drops or rewrites data."""
+    with db.conn:
+        db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+        db["meta"].insert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, replace=True)
+        db["meta"].insert({"key": "generator", "value": "linkspider"}, replace=True)
+        db["pages"].create(PAGES, pk="url", if_not_exists=True)
+        db["links"].create(LINKS, if_not_exists=True)
+        db["redirects"].create(REDIRECTS, pk="source", if_not_exists=True)
+        db["crawls"].create(CRAWLS, pk="id", if_not_exists=True)
+        db["sitemap_entries"].create(SITEMAP_ENTRIES, pk="url", if_not_exists=True)
+    db["links"].create_index(["source"], if_not_exists=True)
+    db["links"].create_index(["target"], if_not_exists=True)
+
+
+def open_existing(path: str | Path) -> sqlite_utils.Database:
+    """Open a database that a crawl wrote, or raise with a message that names the fix."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file; crawl first with `scrapy crawl site -a url=URL -a db={path}`")
+    with open(path, "rb") as handle:
+        if handle.read(16) != b"SQLite format 3\x00":
+            raise NotALinkspiderDatabase(f"{path}: not an SQLite database; give the .db file that `scrapy crawl site` wrote")
+    db = sqlite_utils.Database(path)
+    if "meta" not in db.table_names() or "pages" not in db.table_names():
+        raise NotALinkspiderDatabase(f"{path}: not a linkspider database (no pages table); crawl the site with `scrapy crawl site`")
+    return db
+
+
+def utc_now() -> str:
+    """The time stamps stored in the database: UTC, ISO 8601, to the second."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")

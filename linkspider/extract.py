@@ -1,0 +1,210 @@
+"""Turn one HTML document into a :class:`~linkspider.items.Page`: metadata, main text and links.
+
+The main content comes from trafilatura. To know which of the page's links sit inside it, every
+<a> is tagged with a unique marker URL before extraction; the markers that survive into
+trafilatura's output are the content links, and their position in the text gives the sentence
+that holds each one. Every other link is classified by its nearest landmark ancestor.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+from urllib.parse import urljoin
+
+import trafilatura
+from lxml import etree
+from lxml.html import HtmlElement
+from trafilatura.xml import xmltotxt
+
+from linkspider.items import Link, Page
+from linkspider.sentences import sentence_at
+from linkspider.urls import is_http_url, normalize_url
+
+MARKER = "http://linkspider.invalid/"
+# Content links are bracketed in the extracted text as OPEN index SEP anchor CLOSE: printable
+# characters (the extractor drops unprintable ones) in a pattern that prose does not contain.
+OPEN, SEP, CLOSE = "\u27e6", "\u205e", "\u27e7"
+_MARKED = re.compile(f"{OPEN}(\\d+){SEP}(.*?){CLOSE}", re.DOTALL)
+
+_LANDMARK_TAGS = {"nav": "nav", "header": "header", "footer": "footer", "aside": "aside"}
+_LANDMARK_ROLES = {"navigation": "nav", "banner": "header", "contentinfo": "footer", "complementary": "aside"}
+_LANDMARK_WORDS = {
+    "nav": "nav", "navbar": "nav", "navigation": "nav", "menu": "nav", "breadcrumb": "nav", "breadcrumbs": "nav",
+    "header": "header", "masthead": "header",
+    "footer": "footer",
+    "sidebar": "aside", "widget": "aside",
+}  # fmt: skip
+_WORD_SPLIT = re.compile(r"[\s_-]+")
+_SKIPPED_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "#")
+
+
+def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, str], is_internal: Callable[[str], bool]) -> Page:
+    """Fill page from an HTML document already parsed into root (which this mutates)."""
+    page.noindex, page.nofollow = robots_directives(root, headers.get("x-robots-tag", ""))
+    page.title = _text(root.find(".//title"))
+    page.description = _first_attr(root, "//meta[translate(@name,'DESCRIPTION','description')='description']/@content")
+    page.h1 = _text(root.find(".//h1"))
+    page.canonical = _canonical(root, base_url)
+    page.lang = _first_attr(root, "/html/@lang") or headers.get("content-language") or None
+    page.published, page.modified = declared_dates(root)
+    anchors = list(_anchors(root, base_url))
+    for index, (element, _) in enumerate(anchors):
+        element.set("href", f"{MARKER}{index}")
+    page.main_text, content_links = main_content(root)
+    page.word_count = len(page.main_text.split())
+    page.content_hash = hashlib.sha1(f"{page.title or ''}\n{page.main_text}".encode()).hexdigest()
+    for position, (element, target) in enumerate(anchors):
+        rel = (element.get("rel") or "").lower().split()
+        in_content = content_links.get(position)
+        anchor = in_content[0] if in_content else _text(element) or element.get("title") or _image_alt(element)
+        link = Link(
+            target=target,
+            anchor=anchor or "",
+            region="content" if in_content else landmark(element),
+            position=position,
+            nofollow="nofollow" in rel,
+            external=not is_internal(target),
+        )
+        if in_content:
+            link.text_offset = in_content[1]
+            start, end = sentence_at(page.main_text, in_content[1])
+            link.context = page.main_text[start:end]
+        page.links.append(link)
+    return page
+
+
+def main_content(root: HtmlElement) -> tuple[str, dict[int, tuple[str, int]]]:
+    """Main text and, for each marked anchor found in it, (anchor text, offset in the text)."""
+    document = trafilatura.bare_extraction(
+        root, include_links=True, include_comments=False, include_tables=True, include_images=False, deduplicate=False
+    )
+    if document is None or document.body is None:
+        return "", {}
+    body = document.body
+    for ref in body.iter("ref"):
+        index = (ref.get("target") or "").removeprefix(MARKER)
+        if not index.isdigit():
+            continue
+        ref.text = f"{OPEN}{index}{SEP}{ref.text or ''}"
+        if len(ref):
+            ref[-1].tail = (ref[-1].tail or "") + CLOSE
+        else:
+            ref.text += CLOSE
+    etree.strip_tags(body, "ref")
+    return _strip_markers(xmltotxt(body, include_formatting=False))
+
+
+def _strip_markers(marked: str) -> tuple[str, dict[int, tuple[str, int]]]:
+    """Remove the bracketed markers from the text, noting where each marked anchor landed."""
+    pieces: list[str] = []
+    found: dict[int, tuple[str, int]] = {}
+    length, last = 0, 0
+    for match in _MARKED.finditer(marked):
+        before, anchor = marked[last:match.start()], match.group(2)
+        length += len(before)
+        found[int(match.group(1))] = (anchor.strip(), length + len(anchor) - len(anchor.lstrip()))
+        pieces += [before, anchor]
+        length += len(anchor)
+        last = match.end()
+    pieces.append(marked[last:])
+    return "".join(pieces), found
+
+
+def landmark(element: HtmlElement) -> str:
+    """Region of a link outside the main content: its nearest nav/header/footer/aside ancestor."""
+    for ancestor in element.iterancestors():
+        tag = ancestor.tag if isinstance(ancestor.tag, str) else ""
+        if tag in _LANDMARK_TAGS:
+            return _LANDMARK_TAGS[tag]
+        role = (ancestor.get("role") or "").lower()
+        if role in _LANDMARK_ROLES:
+            return _LANDMARK_ROLES[role]
+        for word in _WORD_SPLIT.split(f"{ancestor.get('class') or ''} {ancestor.get('id') or ''}".lower()):
+            if word in _LANDMARK_WORDS:
+                return _LANDMARK_WORDS[word]
+    return "other"
+
+
+def robots_directives(root: HtmlElement, x_robots_tag: str) -> tuple[bool, bool]:
+    """(noindex, nofollow) from <meta name=robots|googlebot> and the X-Robots-Tag header."""
+    values = root.xpath("//meta[translate(@name,'ROBOTSGOOGLEBT','robotsgooglebt')='robots' or "
+                        "translate(@name,'ROBOTSGOOGLEBT','robotsgooglebt')='googlebot']/@content")
+    tokens: set[str] = set()
+    for value in [*values, x_robots_tag]:
+        for token in re.split(r"[,\s]+", value.lower()):
+            tokens.add(token.rsplit(":", 1)[-1])  # "googlebot: noindex" names a user agent first
+    return bool(tokens & {"noindex", "none"}), bool(tokens & {"nofollow", "none"})
+
+
+def declared_dates(root: HtmlElement) -> tuple[str | None, str | None]:
+    """Published and modified dates as the page declares them: article meta, JSON-LD, then <time>."""
+    published = _first_attr(root, "//meta[@property='article:published_time' or @itemprop='datePublished']/@content")
+    modified = _first_attr(root, "//meta[@property='article:modified_time' or @itemprop='dateModified']/@content")
+    for data in _json_ld(root):
+        published = published or _find_key(data, "datePublished")
+        modified = modified or _find_key(data, "dateModified")
+    published = published or _first_attr(root, "//time/@datetime")
+    return published, modified
+
+
+def _anchors(root: HtmlElement, base_url: str) -> Iterator[tuple[HtmlElement, str]]:
+    """Every <a>/<area> with an http(s) target, resolved against the base URL and normalised."""
+    for element in root.iter("a", "area"):
+        href = (element.get("href") or "").strip()
+        if not href or href.lower().startswith(_SKIPPED_SCHEMES):
+            continue
+        target = urljoin(base_url, href)
+        if is_http_url(target):
+            yield element, normalize_url(target)
+
+
+def _canonical(root: HtmlElement, base_url: str) -> str | None:
+    for element in root.iter("link"):
+        if "canonical" in (element.get("rel") or "").lower().split() and element.get("href"):
+            target = urljoin(base_url, element.get("href").strip())
+            return normalize_url(target) if is_http_url(target) else None
+    return None
+
+
+def _json_ld(root: HtmlElement) -> Iterator[Any]:
+    for script in root.xpath("//script[@type='application/ld+json']"):
+        try:
+            yield json.loads(script.text or "")
+        except ValueError:
+            continue
+
+
+def _find_key(data: Any, key: str) -> str | None:
+    """First string value of key anywhere in a JSON-LD structure (@graph and lists included)."""
+    if isinstance(data, dict):
+        if isinstance(data.get(key), str):
+            return data[key]
+        children = data.values()
+    elif isinstance(data, list):
+        children = data
+    else:
+        return None
+    for child in children:
+        if found := _find_key(child, key):
+            return found
+    return None
+
+
+def _first_attr(root: HtmlElement, xpath: str) -> str | None:
+    values = [value.strip() for value in root.xpath(xpath) if value.strip()]
+    return values[0] if values else None
+
+
+def _text(element: HtmlElement | None) -> str | None:
+    if element is None:
+        return None
+    return " ".join(element.text_content().split()) or None
+
+
+def _image_alt(element: HtmlElement) -> str | None:
+    alts = [alt.strip() for alt in element.xpath(".//img/@alt") if alt.strip()]
+    return alts[0] if alts else None

@@ -1,0 +1,1 @@
+"""Item pipelines: where crawled pages become rows of the audit database."""

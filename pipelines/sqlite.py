@@ -1,0 +1,102 @@
+"""Write pages, links, redirects and sitemap entries to the audit database, in batched transactions.
+
+Each batch is one transaction, so a crawl stopped at any moment (Ctrl-C, a kill, a crash) leaves
+every page either fully written with its links or not written at all. Re-crawling into the same
+file updates pages in place and replaces their links.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+from scrapy import Spider, signals
+from scrapy.crawler import Crawler
+
+from linkspider import __version__
+from linkspider.db import open_database, utc_now
+from linkspider.items import Page, SitemapEntries
+from linkspider.urls import site_key
+from pipelines.finalize import finalize_crawl
+
+
+class SQLitePipeline:
+    """Buffers items and flushes them every SQLITE_BATCH_SIZE pages and when the spider closes."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.batch_size = crawler.settings.getint("SQLITE_BATCH_SIZE", 200)
+        self.pages: list[Page] = []
+        self.sitemaps: list[SitemapEntries] = []
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> SQLitePipeline:
+        return cls(crawler)
+
+    def open_spider(self) -> None:
+        self.options = self.crawler.spider.options
+        self.db = open_database(self.options.db)
+        with self.db.conn:
+            self.crawl_id = self.db["crawls"].insert({
+                "start_urls": " ".join(self.options.start_urls),
+                "options": json.dumps({key: value for key, value in asdict(self.options).items() if key != "sites"} | {"sites": sorted(self.options.sites)}),
+                "started_at": utc_now(),
+                "status": "running",
+                "version": __version__,
+            }).last_pk
+            if self.options.sitemap:
+                self.db.execute("DELETE FROM sitemap_entries")
+        self.crawler.stats.set_value("linkspider/crawl_id", self.crawl_id)
+        self.crawler.stats.set_value("linkspider/db", str(self.options.db))
+
+    def process_item(self, item: Page | SitemapEntries) -> Page | SitemapEntries:
+        (self.pages if isinstance(item, Page) else self.sitemaps).append(item)
+        if len(self.pages) >= self.batch_size:
+            self.flush()
+        return item
+
+    def close_spider(self) -> None:
+        self.flush()
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        """Derive what needs the whole crawl (depth, chains, orphans, gone pages), then close."""
+        capped = bool(self.options.max_pages) and len(spider.seen) >= self.options.max_pages
+        status = {"finished": "capped" if capped else "finished", "shutdown": "interrupted"}.get(reason, reason)
+        finalize_crawl(self.db, self.crawl_id, self.options.start_urls, status, reason)
+        self.db.close()
+
+    def flush(self) -> None:
+        """Write the buffered items in one transaction."""
+        if not self.pages and not self.sitemaps:
+            return
+        pages, self.pages = self.pages, []
+        sitemaps, self.sitemaps = self.sitemaps, []
+        with self.db.conn:
+            rows = [_page_row(page, self.crawl_id) for page in pages]
+            self.db["pages"].upsert_all(rows, pk="url")
+            self.db.execute(
+                "UPDATE pages SET first_seen_crawl = ? WHERE first_seen_crawl IS NULL", [self.crawl_id]
+            )
+            urls = [page.url for page in pages]
+            self.db.execute(f"DELETE FROM links WHERE source IN ({','.join('?' * len(urls))})", urls)
+            self.db.execute(f"DELETE FROM redirects WHERE source IN ({','.join('?' * len(urls))})", urls)
+            self.db["links"].insert_all(
+                ({"source": page.url, **asdict(link)} for page in pages for link in page.links), batch_size=1000
+            )
+            self.db["redirects"].insert_all(
+                {"source": page.url, "target": page.redirect_to, "status": page.status,
+                 "external": int(site_key(page.redirect_to) not in self.options.sites), "crawl_id": self.crawl_id}
+                for page in pages if page.redirect_to
+            )
+            self.db["sitemap_entries"].upsert_all(
+                ({"url": url, "sitemap": entries.sitemap, "lastmod": lastmod} for entries in sitemaps for url, lastmod in entries.entries),
+                pk="url",
+            )
+        self.crawler.stats.inc_value("linkspider/pages_written", len(pages))
+
+
+def _page_row(page: Page, crawl_id: int) -> dict:
+    row = asdict(page)
+    del row["links"]
+    return row | {"last_seen_crawl": crawl_id, "gone": 0}

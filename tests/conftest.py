@@ -1,0 +1,59 @@
+"""Shared fixtures: local HTTP servers on 127.0.0.1 and real `scrapy crawl site` runs against them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import sqlite_utils
+
+from linkspider.localserver import serve
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO_SITE = ROOT / "demo" / "site"
+SCRAPY = [sys.executable, "-m", "scrapy.cmdline"]
+
+
+@dataclass
+class CrawlRun:
+    """One finished `scrapy crawl site` process and the database it wrote."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    db_path: Path
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        return sqlite_utils.Database(self.db_path)
+
+    def page(self, url: str) -> dict:
+        return self.db["pages"].get(url)
+
+
+def run_crawl(url: str, db_path: Path, *args: str, timeout: float = 180) -> CrawlRun:
+    """Run the real crawl command in a subprocess, from the project root, fast settings for loopback."""
+    command = [*SCRAPY, "crawl", "site", "-a", f"url={url}", "-a", f"db={db_path}",
+               "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "LOG_LEVEL=WARNING", *args]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return CrawlRun(done.returncode, done.stdout, done.stderr, db_path)
+
+
+@pytest.fixture(scope="session")
+def demo_url() -> Iterator[str]:
+    with serve(DEMO_SITE) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def demo_crawl(demo_url: str, tmp_path_factory: pytest.TempPathFactory) -> CrawlRun:
+    """The demo site crawled once for the whole session (tests must not write to it)."""
+    run = run_crawl(demo_url, tmp_path_factory.mktemp("demo") / "demo.db")
+    assert run.returncode == 0, run.stderr
+    return run
