@@ -1,0 +1,65 @@
+"""The command line of the analysis, shared by `scrapy analyze` and `python -m analysis`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from analysis.embed import DEFAULT_MODEL
+
+DESCRIPTION = (
+    "Analyse a crawl database: embed the pages, find related pairs that are not linked yet, rank them, "
+    "propose an anchor from the source text, and write the review queue to the database and a CSV."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("db", metavar="DB", help="the SQLite database that `scrapy crawl site` wrote")
+    parser.add_argument("--csv", metavar="PATH", type=Path,
+                        help="where to write the review queue (default: <DB without .db>.suggestions.csv beside DB)")
+    parser.add_argument("--model", default=DEFAULT_MODEL, metavar="NAME_OR_PATH",
+                        help=f"sentence-transformers model name or local path (default: {DEFAULT_MODEL}, shipped offline)")
+    parser.add_argument("--threshold", type=float, metavar="F",
+                        help="lowest similarity worth suggesting (default: the site's calibrated value, else the "
+                             "model's: 0.35 for all-MiniLM-L6-v2, 0.55 for BAAI/bge-small-en-v1.5, 0.5 for others)")
+    parser.add_argument("--max-similarity", type=float, default=0.9, metavar="F",
+                        help="pairs above this are near-duplicates, reported as cannibalisation (default: 0.9)")
+    parser.add_argument("--max-per-page", type=int, default=4, metavar="N", help="suggestions per source page (default: 4)")
+    parser.add_argument("--max-per-target", type=int, metavar="N",
+                        help="suggestions per target across the queue, a hub guard (default: 2%% of pages x max-per-page, at least 2)")
+    parser.add_argument("--min-words", type=int, default=50, metavar="N",
+                        help="pages with less main text than this are neither source nor target (default: 50)")
+    parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
+                        help="where to run the model (default: auto, a GPU when there is one)")
+    parser.add_argument("--no-progress", action="store_true", help="no embedding progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the analysis and print its summary; a bad input gets one line on stderr and exit status 1."""
+    from analysis.embed import ModelError
+    from analysis.load import EmptyCrawl
+    from analysis.pipeline import Options, run as analyse
+    from analysis.summary import summary
+    from linkspider.db import NotALinkspiderDatabase
+
+    for name in ("max_per_page", "max_per_target", "min_words"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            print(f"error: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
+            return 2
+    options = Options(model=args.model, threshold=args.threshold, max_similarity=args.max_similarity,
+                      max_per_page=args.max_per_page, max_per_target=args.max_per_target, min_words=args.min_words,
+                      device=args.device, csv=args.csv, progress=not args.no_progress)
+    try:
+        result = analyse(args.db, options)
+    except (FileNotFoundError, NotALinkspiderDatabase, EmptyCrawl, ModelError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(summary(result))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m analysis", description=DESCRIPTION)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))

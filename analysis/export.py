@@ -1,0 +1,116 @@
+"""Stage 5c, export: the review queue and its companions into SQLite tables and CSV files.
+
+A person's decisions survive re-runs: an approved, rejected or done suggestion keeps its status;
+a pending one that is no longer proposed is dropped; one whose link now exists becomes done.
+Every CSV cell is neutralised against spreadsheet formula injection.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from pathlib import Path
+
+import sqlite_utils
+
+from analysis.load import Corpus
+from analysis.score import Suggestion
+from linkspider.db import utc_now
+
+SUGGESTIONS = {
+    "source": str, "target": str, "target_title": str, "anchor": str, "anchor_source": str, "context": str,
+    "offset": int, "similarity": float, "score": float, "template_linked": int, "status": str,
+    "first_seen": str, "last_seen": str,
+}
+CSV_HEADER = ["from", "to", "to_title", "anchor", "anchor_source", "context", "similarity", "score", "status"]
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+STATUSES = ("pending", "approved", "rejected", "done")
+
+
+def neutralise(value: object) -> object:
+    """A cell a spreadsheet will show as text: a leading = + - @ tab or CR gets a quote in front."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def write_csv(path: Path, header: list[str], rows: Iterable[Iterable[object]]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows([neutralise(cell) for cell in row] for row in rows)
+
+
+def rejected_pairs(db: sqlite_utils.Database, corpus: Corpus) -> set[tuple[int, int]]:
+    """Pairs a person rejected in an earlier run: never proposed again."""
+    if "suggestions" not in db.table_names():
+        return set()
+    index = corpus.index
+    return {(index[s], index[t]) for s, t in db.execute("SELECT source, target FROM suggestions WHERE status = 'rejected'")
+            if s in index and t in index}
+
+
+def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Suggestion]) -> dict[str, int]:
+    """Merge this run's queue into the suggestions table; returns counts of new, kept and done rows."""
+    now = utc_now()
+    db["suggestions"].create(SUGGESTIONS, pk=("source", "target"), if_not_exists=True)
+    existing = {(row["source"], row["target"]): row for row in db["suggestions"].rows}
+    linked = {(corpus.urls[s], corpus.urls[t]) for s, t in corpus.content_pairs}
+    rows = []
+    for item in queue:
+        key = (corpus.urls[item.source], corpus.urls[item.target])
+        previous = existing.pop(key, None)
+        rows.append({
+            "source": key[0], "target": key[1], "target_title": corpus.titles[item.target],
+            "anchor": item.anchor.text, "anchor_source": item.anchor.source, "context": item.anchor.context,
+            "offset": item.anchor.offset, "similarity": round(item.similarity, 4), "score": item.score,
+            "template_linked": int(item.template_linked),
+            "status": previous["status"] if previous else "pending",
+            "first_seen": previous["first_seen"] if previous else now, "last_seen": now,
+        })
+    counts = {"new": sum(1 for row in rows if row["first_seen"] == now), "done": 0}
+    with db.conn:
+        db["suggestions"].upsert_all(rows, pk=("source", "target"))
+        for key, row in existing.items():  # not proposed this time
+            if row["status"] in ("pending", "approved") and key in linked:
+                db["suggestions"].update(key, {"status": "done", "last_seen": now})
+                counts["done"] += 1
+            elif row["status"] == "pending":
+                db["suggestions"].delete(key)
+    return counts
+
+
+def export_csv(db: sqlite_utils.Database, path: Path) -> int:
+    """The suggestions table as the review CSV, best score first; returns the number of rows."""
+    rows = list(db.execute(
+        "SELECT source, target, target_title, anchor, anchor_source, context, similarity, score, status "
+        "FROM suggestions ORDER BY score DESC, source, target"
+    ))
+    write_csv(path, CSV_HEADER, rows)
+    return len(rows)
+
+
+def save_cannibalization(db: sqlite_utils.Database, corpus: Corpus, pairs: list[tuple[int, int, float]], path: Path) -> None:
+    rows = [{"page": corpus.urls[a], "other": corpus.urls[b], "similarity": round(similarity, 4),
+             "page_title": corpus.titles[a], "other_title": corpus.titles[b]} for a, b, similarity in pairs]
+    _replace_table(db, "cannibalization", rows, {"page": str, "other": str, "similarity": float, "page_title": str, "other_title": str})
+    write_csv(path, ["page", "other", "similarity", "page_title", "other_title"], (row.values() for row in rows))
+
+
+def save_orphans(db: sqlite_utils.Database, corpus: Corpus) -> None:
+    _replace_table(db, "orphans", corpus.orphans,
+                   {"url": str, "title": str, "depth": int, "sitemap_only": int, "template_inbound": int})
+
+
+def save_hubs(db: sqlite_utils.Database, corpus: Corpus, hubs: dict[int, int], cap: int) -> None:
+    rows = [{"target": corpus.urls[t], "title": corpus.titles[t], "wanted": wanted, "kept": cap}
+            for t, wanted in sorted(hubs.items(), key=lambda item: -item[1])]
+    _replace_table(db, "hubs", rows, {"target": str, "title": str, "wanted": int, "kept": int})
+
+
+def _replace_table(db: sqlite_utils.Database, name: str, rows: list[dict], columns: dict) -> None:
+    """A derived table is rewritten whole on every run, in one transaction."""
+    with db.conn:
+        db[name].drop(ignore=True)
+        db[name].create(columns)
+        db[name].insert_all(rows)

@@ -1,0 +1,113 @@
+"""Stage 1, load: the pages worth linking and the link graph between them, from a crawl database.
+
+A candidate page is HTML, status 200, indexable, self-canonical, has enough main text and is an
+article rather than a listing (its main text is not mostly link text). Every
+link is resolved through redirects and canonicals, so a link to a URL that redirects or
+canonicalises to B counts as a link to B.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import sqlite_utils
+
+Pair = tuple[int, int]
+# A page whose main text is more than this share link text is a listing (home, archive, tag page),
+# not an article: it is neither source nor target of an editorial link. Articles measure under 0.05,
+# listings over 0.18 on the demo site and the shared blogs (see BENCHMARKS.md, "Quality").
+MAX_LINK_DENSITY = 0.15
+
+
+class EmptyCrawl(ValueError):
+    """Too few pages to analyse; the message says why and what to do."""
+
+
+@dataclass
+class Corpus:
+    """The candidate pages (index i everywhere below) and what the analysis needs to know of them."""
+
+    urls: list[str]
+    titles: list[str]
+    texts: list[str]  # main content
+    hashes: list[str]
+    depths: list[int | None]
+    published: list[str | None]
+    inbound: list[int]  # content links from other candidate pages
+    content_pairs: set[Pair]  # source already links to target from its main content
+    template_pairs: set[Pair]  # linked only from nav, header, footer or sidebars
+    link_spans: list[list[tuple[int, int]]]  # per source: (start, end) of its content links in its text
+    orphans: list[dict] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.urls)
+
+    @property
+    def index(self) -> dict[str, int]:
+        return {url: i for i, url in enumerate(self.urls)}
+
+
+def resolver(db: sqlite_utils.Database) -> dict[str, str]:
+    """Where each crawled URL really points: the end of its redirect chain, then its canonical."""
+    final = {url: target for url, target in db.execute("SELECT url, final_url FROM pages WHERE gone = 0 AND final_url IS NOT NULL")}
+    live = {url for (url,) in db.execute("SELECT url FROM pages WHERE gone = 0 AND status = 200 AND is_html = 1")}
+    canonical = {url: target for url, target in db.execute("SELECT url, canonical FROM pages WHERE gone = 0 AND canonical IS NOT NULL")}
+    resolved = {}
+    for url in final.keys() | live:
+        target = final.get(url) or url
+        if canonical.get(target) in live:
+            target = canonical[target]
+        resolved[url] = target
+    return resolved
+
+
+def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tuple[str, str]] = frozenset()) -> Corpus:
+    """Read candidate pages and their resolved links; `hidden` (source, target) URL pairs are treated as unlinked."""
+    resolve = resolver(db)
+    rows = [row for row in db.execute(
+        "SELECT url, coalesce(h1, title, url), main_text, content_hash, depth, published, sitemap_only, "
+        "(SELECT coalesce(sum(length(anchor)), 0) FROM links WHERE source = url AND region = 'content') "
+        "FROM pages WHERE gone = 0 AND status = 200 AND is_html = 1 AND NOT noindex AND word_count >= ? ORDER BY url",
+        [min_words],
+    ) if resolve.get(row[0], row[0]) == row[0] and row[7] <= MAX_LINK_DENSITY * len(row[2] or "")]
+    if len(rows) < 2:
+        raise EmptyCrawl(
+            f"only {len(rows)} indexable HTML page(s) with at least {min_words} words of main content; "
+            "crawl more of the site (check max_pages, robots.txt and the start URL) or lower --min-words"
+        )
+    corpus = Corpus(
+        urls=[row[0] for row in rows], titles=[row[1] for row in rows], texts=[row[2] or "" for row in rows],
+        hashes=[row[3] for row in rows], depths=[row[4] for row in rows], published=[row[5] for row in rows],
+        inbound=[0] * len(rows), content_pairs=set(), template_pairs=set(), link_spans=[[] for _ in rows],
+    )
+    index = corpus.index
+    any_region: set[Pair] = set()
+    linked_from_content: set[int] = set()  # from any live page's content, listings included
+    for source, target, region, offset, anchor in db.execute(
+        "SELECT links.source, links.target, links.region, links.text_offset, links.anchor FROM links "
+        "JOIN pages ON pages.url = links.source WHERE links.external = 0 AND pages.gone = 0 AND pages.status = 200"
+    ):
+        i, j = index.get(source), index.get(resolve.get(target, target))
+        if j is None or resolve.get(source, source) == corpus.urls[j] or (source, target) in hidden:
+            continue
+        if region == "content":
+            linked_from_content.add(j)
+        if i is None:
+            continue
+        if region != "content":
+            any_region.add((i, j))
+        else:
+            corpus.content_pairs.add((i, j))
+            if offset is not None:
+                corpus.link_spans[i].append((offset, offset + len(anchor or "")))
+    corpus.template_pairs = any_region - corpus.content_pairs
+    counts = Counter(j for _, j in corpus.content_pairs)
+    corpus.inbound = [counts[j] for j in range(len(corpus))]
+    nav_inbound = Counter(j for _, j in corpus.template_pairs)
+    corpus.orphans = [
+        {"url": url, "title": corpus.titles[j], "depth": corpus.depths[j], "sitemap_only": bool(row[6]),
+         "template_inbound": nav_inbound[j]}
+        for j, (url, row) in enumerate(zip(corpus.urls, rows)) if j not in linked_from_content
+    ]
+    return corpus

@@ -1,0 +1,114 @@
+"""The analysis, stage by stage: load, embed, index, candidates, rank and anchor, export.
+
+`run` is what `scrapy analyze` and `python -m analysis` call; `propose` is the part the
+backtest re-runs with some of the site's links hidden.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlite_utils
+
+from analysis.anchors import AnchorFinder
+from analysis.candidates import find_candidates
+from analysis.embed import DEFAULT_MODEL, embed_pages, page_text
+from analysis.export import export_csv, rejected_pairs, save_cannibalization, save_hubs, save_orphans, save_suggestions
+from analysis.index import nearest
+from analysis.load import Corpus, Pair, load_corpus
+from analysis.score import Suggestion, default_max_per_target, rank
+from linkspider.db import open_existing
+
+# Default lower similarity bound per model, set with the backtest (see BENCHMARKS.md, "Quality").
+THRESHOLDS = {DEFAULT_MODEL: 0.35, "BAAI/bge-small-en-v1.5": 0.55}
+FALLBACK_THRESHOLD = 0.5
+
+
+@dataclass
+class Options:
+    model: str = DEFAULT_MODEL
+    threshold: float | None = None  # None: the model's default (or the site's calibrated value)
+    max_similarity: float = 0.9
+    max_per_page: int = 4
+    max_per_target: int | None = None  # None: 2% of the largest possible queue
+    min_words: int = 50
+    neighbours: int = 20
+    device: str = "auto"
+    csv: Path | None = None
+    progress: bool = True
+
+
+@dataclass
+class Proposal:
+    """What the stages after loading produce for one corpus."""
+
+    queue: list[Suggestion]
+    hubs: dict[int, int]
+    cannibalised: list[tuple[int, int, float]]
+    threshold: float
+    max_per_target: int
+    embedded: int
+
+
+@dataclass
+class Result:
+    corpus: Corpus
+    proposal: Proposal
+    timings: dict[str, float]
+    counts: dict[str, int]
+    csv: Path
+    cannibalization_csv: Path
+
+
+@contextmanager
+def timed(timings: dict[str, float], stage: str) -> Iterator[None]:
+    start = time.perf_counter()
+    yield
+    timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - start
+
+
+def default_threshold(db: sqlite_utils.Database, model: str) -> float:
+    """The site's calibrated threshold for this model if `--calibrate` stored one, else the model's default."""
+    stored = db.execute("SELECT value FROM meta WHERE key = ?", [f"threshold:{model}"]).fetchone()
+    return float(stored[0]) if stored else THRESHOLDS.get(model, FALLBACK_THRESHOLD)
+
+
+def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings: dict[str, float],
+            excluded: set[Pair] = frozenset()) -> Proposal:
+    """Embed, index, filter, rank and anchor: the review queue for a loaded corpus."""
+    threshold = options.threshold if options.threshold is not None else default_threshold(db, options.model)
+    cap = options.max_per_target or default_max_per_target(len(corpus), options.max_per_page)
+    with timed(timings, "embed"):
+        texts = [page_text(title, text) for title, text in zip(corpus.titles, corpus.texts)]
+        embeddings = embed_pages(db, corpus.urls, texts, corpus.hashes, options.model, options.device,
+                                 progress=options.progress)
+    with timed(timings, "index"):
+        similarities, neighbours = nearest(embeddings.vectors, options.neighbours)
+    with timed(timings, "candidates"):
+        candidates, cannibalised = find_candidates(corpus, similarities, neighbours, threshold, options.max_similarity, excluded)
+    with timed(timings, "rank+anchor"):
+        queue, hubs = rank(corpus, candidates, AnchorFinder(corpus), options.max_per_page, cap)
+    return Proposal(queue, hubs, cannibalised, threshold, cap, embeddings.computed)
+
+
+def run(db_path: str | Path, options: Options) -> Result:
+    """The whole analysis of one crawl database, written back into it and beside it."""
+    db_path = Path(db_path)
+    db = open_existing(db_path)
+    timings: dict[str, float] = {}
+    with timed(timings, "load"):
+        corpus = load_corpus(db, options.min_words)
+    proposal = propose(db, corpus, options, timings, rejected_pairs(db, corpus))
+    csv_path = options.csv or db_path.with_suffix(".suggestions.csv")
+    cannibalization_csv = csv_path.with_name(db_path.stem + ".cannibalization.csv")
+    with timed(timings, "export"):
+        counts = save_suggestions(db, corpus, proposal.queue)
+        save_cannibalization(db, corpus, proposal.cannibalised, cannibalization_csv)
+        save_orphans(db, corpus)
+        save_hubs(db, corpus, proposal.hubs, proposal.max_per_target)
+        counts["rows"] = export_csv(db, csv_path)
+    return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv)

@@ -1,0 +1,91 @@
+"""Stage 5a, rank and cap: score every candidate, then fill the queue in score order under two caps.
+
+    score = similarity + ANCHOR_WEIGHT * anchor strength + NEED_WEIGHT * need(target)
+    need  = 0.5 / (1 + inbound content links) + 0.3 * min(depth - 1, 4) / 4 + 0.2 * (target newer than source)
+
+Similarity is cosine similarity of the page vectors (0..1 in practice). Anchor strength (0..1) is
+how much of the target's title the best phrase of the source covers (see anchors.py): a source
+that already names the target in its prose is the best place for a link. need (0..1) favours
+targets that few pages link to, that are deep, and that the source predates (an old post
+rarely links to what was written after it). A page with no known depth counts as deep.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from analysis.anchors import Anchor, AnchorFinder
+from analysis.candidates import Candidate
+from analysis.load import Corpus
+
+ANCHOR_WEIGHT = 0.25
+NEED_WEIGHT = 0.05
+
+
+@dataclass
+class Suggestion:
+    source: int
+    target: int
+    similarity: float
+    score: float
+    anchor: Anchor
+    template_linked: bool
+
+
+def need(corpus: Corpus, source: int, target: int) -> float:
+    """How much the target needs a link from this source, 0..1 (see the module docstring)."""
+    depth = corpus.depths[target]
+    deep = 1.0 if depth is None else min(max(depth - 1, 0), 4) / 4
+    newer = float((corpus.published[target] or "") > (corpus.published[source] or ""))
+    return 0.5 / (1 + corpus.inbound[target]) + 0.3 * deep + 0.2 * newer
+
+
+def rank(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinder, max_per_page: int,
+         max_per_target: int) -> tuple[list[Suggestion], dict[int, int]]:
+    """The review queue, best first, and the hubs: targets that wanted more than the cap (target -> wanted)."""
+    scored = []
+    for candidate in candidates:
+        anchors = finder.anchors(candidate.source, candidate.target)
+        score = (candidate.similarity + ANCHOR_WEIGHT * anchors[0].strength
+                 + NEED_WEIGHT * need(corpus, candidate.source, candidate.target))
+        scored.append((score, candidate, anchors))
+    scored.sort(key=lambda item: (-item[0], item[1].source, item[1].target))
+    per_source: Counter[int] = Counter()
+    per_target: Counter[int] = Counter()
+    wanted: Counter[int] = Counter()
+    used_anchors: set[tuple[str, int]] = set()
+    used_spans: dict[int, list[tuple[int, int]]] = {}
+    queue = []
+    for score, candidate, anchors in scored:
+        if per_source[candidate.source] >= max_per_page:
+            continue
+        wanted[candidate.target] += 1
+        if per_target[candidate.target] >= max_per_target:
+            continue
+        anchor = _free_anchor(anchors, candidate.target, used_anchors, used_spans.setdefault(candidate.source, []))
+        queue.append(Suggestion(candidate.source, candidate.target, candidate.similarity, round(score, 4), anchor,
+                                candidate.template_linked))
+        per_source[candidate.source] += 1
+        per_target[candidate.target] += 1
+        used_anchors.add((anchor.text.lower(), candidate.target))
+        if anchor.span:
+            used_spans[candidate.source].append(anchor.span)
+    hubs = {target: count for target, count in wanted.items() if count > max_per_target}
+    return queue, hubs
+
+
+def default_max_per_target(pages: int, max_per_page: int) -> int:
+    """2% of the largest queue the site can have, and at least 2: no target takes over the queue."""
+    return max(2, int(0.02 * pages * max_per_page))
+
+
+def _free_anchor(anchors: list[Anchor], target: int, used: set[tuple[str, int]], spans: list[tuple[int, int]]) -> Anchor:
+    """The best anchor not already pointing at this target elsewhere and not overlapping this source's others."""
+    for anchor in anchors:
+        if (anchor.text.lower(), target) in used:
+            continue
+        if anchor.span and any(anchor.span[0] < end and start < anchor.span[1] for start, end in spans):
+            continue
+        return anchor
+    return anchors[-1]  # the title fallback

@@ -1,0 +1,31 @@
+"""The lines `scrapy analyze` ends with: what it found, how long each stage took, where it wrote."""
+
+from __future__ import annotations
+
+import textwrap
+
+from analysis.pipeline import Result
+
+TOP = 5
+
+
+def summary(result: Result) -> str:
+    corpus, proposal = result.corpus, result.proposal
+    stages = ", ".join(f"{stage} {seconds:.1f}s" for stage, seconds in result.timings.items())
+    lines = [
+        f"Analysed {len(corpus)} pages ({proposal.embedded} embedded now, {len(corpus) - proposal.embedded} from cache), "
+        f"threshold {proposal.threshold:.2f}",
+        f"  suggestions: {len(proposal.queue)} ({result.counts['new']} new, {result.counts['done']} done since last run)",
+        f"  hubs (capped at {proposal.max_per_target} per target): {len(proposal.hubs)}; orphans: {len(corpus.orphans)}; "
+        f"cannibalisation pairs: {len(proposal.cannibalised)}",
+        f"  time: {stages}",
+        f"  wrote: {result.csv}, {result.cannibalization_csv}, tables suggestions/orphans/hubs/cannibalization",
+    ]
+    if proposal.queue:
+        lines.append(f"Top {min(TOP, len(proposal.queue))} suggestions:")
+    for item in proposal.queue[:TOP]:
+        lines.append(f"  {item.score:.3f}  {corpus.urls[item.source]}")
+        lines.append(f"         -> {corpus.urls[item.target]}  anchor: \"{item.anchor.text}\" ({item.anchor.source})")
+        if item.anchor.context:
+            lines.append(textwrap.shorten(f"         in: {item.anchor.context}", 110))
+    return "\n".join(lines)
