@@ -33,10 +33,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
                         help="where to run the model (default: auto, a GPU when there is one)")
     parser.add_argument("--no-progress", action="store_true", help="no embedding progress bar")
+    backtest = parser.add_argument_group("backtest (measure suggestion quality on the site's own links)")
+    backtest.add_argument("--backtest", action="store_true",
+                          help="hide a share of the site's editorial links, analyse, report how many come back "
+                               "(engine beside two baselines); writes no suggestions")
+    backtest.add_argument("--share", type=float, default=0.2, metavar="F", help="share of editorial links to hide (default: 0.2)")
+    backtest.add_argument("--seed", type=int, default=1, metavar="N", help="random seed of the first round (default: 1)")
+    backtest.add_argument("--rounds", type=int, default=1, metavar="N", help="rounds with seeds N, N+1, ... (default: 1)")
+    backtest.add_argument("--calibrate", action="store_true",
+                          help="with --backtest: store the best threshold for this site's later runs with this model")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the analysis and print its summary; a bad input gets one line on stderr and exit status 1."""
+    from analysis.backtest import BacktestError
     from analysis.embed import ModelError
     from analysis.load import EmptyCrawl
     from analysis.pipeline import Options, run as analyse
@@ -51,11 +61,18 @@ def run(args: argparse.Namespace) -> int:
                       max_per_page=args.max_per_page, max_per_target=args.max_per_target, min_words=args.min_words,
                       device=args.device, csv=args.csv, progress=not args.no_progress)
     try:
-        result = analyse(args.db, options)
-    except (FileNotFoundError, NotALinkspiderDatabase, EmptyCrawl, ModelError) as error:
+        if args.backtest:
+            from analysis.backtest import run_backtest, table
+
+            scores, best = run_backtest(args.db, options, args.share, list(range(args.seed, args.seed + args.rounds)), args.calibrate)
+            print(table(scores, best))
+            if args.calibrate:
+                print(f"stored threshold {best:.2f} for {args.model} in {args.db}")
+        else:
+            print(summary(analyse(args.db, options)))
+    except (FileNotFoundError, NotALinkspiderDatabase, EmptyCrawl, ModelError, BacktestError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(summary(result))
     return 0
 
 

@@ -59,9 +59,12 @@ def load_model(name: str, device: str = "auto"):  # noqa: ANN201 (SentenceTransf
 
 
 def embed_pages(db: sqlite_utils.Database, urls: list[str], texts: list[str], hashes: list[str], model_name: str,
-                device: str = "auto", batch_size: int = 32, progress: bool = True) -> Embeddings:
-    """Vectors for the pages, reusing cached ones whose content hash is unchanged; caches the new ones."""
-    cache_key = f"{model_name}#{RECIPE}"
+                device: str = "auto", batch_size: int = 32, progress: bool = True, recipe: str = RECIPE) -> Embeddings:
+    """Vectors for the pages, reusing cached ones whose content hash is unchanged; caches the new ones.
+
+    recipe names how the texts were made: vectors of different recipes are cached apart.
+    """
+    cache_key = f"{model_name}#{recipe}"
     wanted = dict(zip(urls, hashes))
     vectors: dict[str, np.ndarray] = {}
     if "embeddings" in db.table_names():

@@ -36,7 +36,8 @@ PAGES = {
     "depth": int,  # click depth from the start URL(s); NULL when no crawled link reaches the page
     "main_text": str,  # main content without nav, header, footer, sidebars, banners
     "word_count": int,
-    "content_hash": str,  # sha1 of main_text: the analysis re-embeds a page only when it changes
+    "content_hash": str,  # sha1 of title and main_text: the analysis re-embeds a page only when it changes
+    "stripped_html": str,  # first 2,000 characters of the tag-stripped HTML: the backtest's naive baseline
     "in_sitemap": int,
     "sitemap_only": int,  # in a sitemap, but no crawled page links to it
     "fetched_at": str,  # UTC ISO time of the fetch
@@ -101,6 +102,11 @@ def create_schema(db: sqlite_utils.Database) -> None:
         db["redirects"].create(REDIRECTS, pk="source", if_not_exists=True)
         db["crawls"].create(CRAWLS, pk="id", if_not_exists=True)
         db["sitemap_entries"].create(SITEMAP_ENTRIES, pk="url", if_not_exists=True)
+        for name, columns in (("pages", PAGES), ("links", LINKS), ("redirects", REDIRECTS), ("crawls", CRAWLS)):
+            existing = db[name].columns_dict
+            for column, kind in columns.items():
+                if column not in existing:  # a database from an older linkspider gains the new columns
+                    db[name].add_column(column, kind)
     db["links"].create_index(["source"], if_not_exists=True)
     db["links"].create_index(["target"], if_not_exists=True)
 

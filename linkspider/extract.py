@@ -30,6 +30,7 @@ MARKER = "http://linkspider.invalid/"
 OPEN, SEP, CLOSE = "\u27e6", "\u205e", "\u27e7"
 _MARKED = re.compile(f"{OPEN}(\\d+){SEP}(.*?){CLOSE}", re.DOTALL)
 
+STRIPPED_CHARS = 2000
 _LANDMARK_TAGS = {"nav": "nav", "header": "header", "footer": "footer", "aside": "aside"}
 _LANDMARK_ROLES = {"navigation": "nav", "banner": "header", "contentinfo": "footer", "complementary": "aside"}
 _LANDMARK_WORDS = {
@@ -51,6 +52,7 @@ def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, 
     page.canonical = _canonical(root, base_url)
     page.lang = _first_attr(root, "/html/@lang") or headers.get("content-language") or None
     page.published, page.modified = declared_dates(root)
+    page.stripped_html = " ".join(etree.tostring(root, method="text", encoding="unicode").split())[:STRIPPED_CHARS]
     anchors = list(_anchors(root, base_url))
     for index, (element, _) in enumerate(anchors):
         element.set("href", f"{MARKER}{index}")
