@@ -22,10 +22,11 @@ from analysis.load import Corpus
 from linkspider.sentences import sentence_spans
 
 WORD = re.compile(r"\w+(?:['\u2019-]\w+)*")
-TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014-]\s+")  # "Post title | Site name", "Post title - Site"
 MIN_WORDS, MAX_WORDS = 2, 6
 EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not in the target's title
 MIN_STRENGTH = 0.3  # a phrase covering less of the title than this is not an anchor
+WORD_JOINERS = (" ", "-", ".", "/")  # what may stand between two words of a phrase ("Rust 1.51", "CI/CD")
+COMMON_SHARE = 0.3  # a title word on more pages than this share names nothing by itself
 
 
 @dataclass(frozen=True)
@@ -51,10 +52,8 @@ def stem(word: str) -> str:
 
 
 def short_title(title: str) -> str:
-    """A title without its site name, at most six words: the fallback anchor."""
-    parts = [part.strip() for part in TITLE_SEPARATORS.split(title) if part.strip()]
-    words = (max(parts[:2], key=len) if parts else title).split()
-    return " ".join(words[:MAX_WORDS])
+    """The page's title (already without its site name, see load.py), at most six words: the fallback anchor."""
+    return " ".join(title.split()[:MAX_WORDS])
 
 
 class AnchorFinder:
@@ -63,6 +62,12 @@ class AnchorFinder:
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
         self._token_cache: dict[int, Tokens] = {}
+
+    @cached_property
+    def common(self) -> float:
+        """IDF of a word on COMMON_SHARE of the pages: a phrase must hold at least one rarer title word."""
+        pages = len(self.corpus)
+        return math.log((1 + pages) / (1 + COMMON_SHARE * pages)) + 1
 
     @cached_property
     def idf(self) -> dict[str, float]:
@@ -93,7 +98,8 @@ class AnchorFinder:
         text, tokens = self.corpus.texts[source], self._tokens(source)
         total = sum(terms.values())
         strengths: dict[tuple[int, int], float] = {}
-        for hit in (i for i, token in enumerate(tokens.stems) if token in terms):
+        seeds = sorted(i for term, weight in terms.items() if weight >= self.common for i in tokens.positions.get(term, ()))
+        for hit in seeds:
             for first in range(max(0, hit - MAX_WORDS + 1), hit + 1):
                 for last in range(max(hit, first + MIN_WORDS - 1), min(len(tokens.stems), first + MAX_WORDS)):
                     if (first, last) in strengths or not self._is_phrase(source, tokens, first, last):
@@ -114,7 +120,7 @@ class AnchorFinder:
         text = self.corpus.texts[source]
         if tokens.sentence_of[first] != tokens.sentence_of[last] or tokens.stop[first] or tokens.stop[last]:
             return False
-        if any(text[tokens.spans[i][1]:tokens.spans[i + 1][0]] not in (" ", "-") for i in range(first, last)):
+        if any(text[tokens.spans[i][1]:tokens.spans[i + 1][0]] not in WORD_JOINERS for i in range(first, last)):
             return False
         span = (tokens.spans[first][0], tokens.spans[last][1])
         return not any(_overlaps(span, link) for link in self.corpus.link_spans[source])
@@ -134,15 +140,21 @@ class Tokens:
     stop: list[bool]
     sentence_of: list[int]
     sentences: list[tuple[int, int]]
+    positions: dict[str, list[int]]  # stem -> where it occurs
 
     @classmethod
     def of(cls, text: str) -> Tokens:
         matches = list(WORD.finditer(text))
         sentences = sentence_spans(text)
         starts = [start for start, _ in sentences]
+        stems = [stem(match.group()) for match in matches]
+        positions: dict[str, list[int]] = {}
+        for i, word in enumerate(stems):
+            positions.setdefault(word, []).append(i)
         return cls(
             spans=[match.span() for match in matches],
-            stems=[stem(match.group()) for match in matches],
+            stems=stems,
+            positions=positions,
             stop=[match.group().lower() in ENGLISH_STOP_WORDS for match in matches],
             sentence_of=[max(0, bisect_right(starts, match.start()) - 1) for match in matches],
             sentences=sentences,

@@ -14,7 +14,7 @@ import sqlite_utils
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 TEXT_CHARS = 2000  # title plus this much main text: past ~256 tokens the default model truncates anyway
-RECIPE = f"title+{TEXT_CHARS}"  # part of the cache key: change it when page_text changes
+RECIPE = f"own-title+{TEXT_CHARS}"  # part of the cache key: change it when page_text changes
 
 
 class ModelError(RuntimeError):

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+import re
+
 import sqlite_utils
 
 Pair = tuple[int, int]
@@ -18,6 +20,7 @@ Pair = tuple[int, int]
 # not an article: it is neither source nor target of an editorial link. Articles measure under 0.05,
 # listings over 0.18 on the demo site and the shared blogs (see BENCHMARKS.md, "Quality").
 MAX_LINK_DENSITY = 0.15
+TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014-]\s+")  # "Post title | Site name", "Post - Site"
 
 
 class EmptyCrawl(ValueError):
@@ -62,24 +65,41 @@ def resolver(db: sqlite_utils.Database) -> dict[str, str]:
     return resolved
 
 
+def page_titles(titles: list[str | None], headings: list[str | None], urls: list[str]) -> list[str]:
+    """Each page's own title: <title> without the site name it shares with many pages, else its h1, else its URL.
+
+    The site name is the title segment (split on " | ", " - ", dashes) found on at least a fifth of the pages.
+    """
+    segmented = [[part.strip() for part in TITLE_SEPARATORS.split(title or "") if part.strip()] for title in titles]
+    frequency = Counter(part for parts in segmented for part in set(parts))
+    site_names = {part for part, count in frequency.items() if count >= max(3, 0.2 * len(titles))}
+    cleaned = []
+    for parts, heading, url in zip(segmented, headings, urls):
+        own = [part for part in parts if part not in site_names]
+        cleaned.append(" - ".join(own) or heading or (parts[0] if parts else url))
+    return cleaned
+
+
 def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tuple[str, str]] = frozenset()) -> Corpus:
     """Read candidate pages and their resolved links; `hidden` (source, target) URL pairs are treated as unlinked."""
     resolve = resolver(db)
-    rows = [row for row in db.execute(
-        "SELECT url, coalesce(h1, title, url), main_text, content_hash, depth, published, sitemap_only, "
-        "(SELECT coalesce(sum(length(anchor)), 0) FROM links WHERE source = url AND region = 'content') "
+    rows = [row for row in db.query(
+        "SELECT url, title, h1, main_text, content_hash, depth, published, sitemap_only, "
+        "(SELECT coalesce(sum(length(anchor)), 0) FROM links WHERE source = url AND region = 'content') AS link_chars "
         "FROM pages WHERE gone = 0 AND status = 200 AND is_html = 1 AND NOT noindex AND word_count >= ? ORDER BY url",
         [min_words],
-    ) if resolve.get(row[0], row[0]) == row[0] and row[7] <= MAX_LINK_DENSITY * len(row[2] or "")]
+    ) if resolve.get(row["url"], row["url"]) == row["url"] and row["link_chars"] <= MAX_LINK_DENSITY * len(row["main_text"] or "")]
     if len(rows) < 2:
         raise EmptyCrawl(
             f"only {len(rows)} indexable HTML page(s) with at least {min_words} words of main content; "
             "crawl more of the site (check max_pages, robots.txt and the start URL) or lower --min-words"
         )
+    column = {name: [row[name] for row in rows] for name in rows[0]}
     corpus = Corpus(
-        urls=[row[0] for row in rows], titles=[row[1] for row in rows], texts=[row[2] or "" for row in rows],
-        hashes=[row[3] for row in rows], depths=[row[4] for row in rows], published=[row[5] for row in rows],
-        inbound=[0] * len(rows), content_pairs=set(), template_pairs=set(), link_spans=[[] for _ in rows],
+        urls=column["url"], titles=page_titles(column["title"], column["h1"], column["url"]),
+        texts=[text or "" for text in column["main_text"]], hashes=column["content_hash"], depths=column["depth"],
+        published=column["published"], inbound=[0] * len(rows), content_pairs=set(), template_pairs=set(),
+        link_spans=[[] for _ in rows],
     )
     index = corpus.index
     any_region: set[Pair] = set()
@@ -106,8 +126,8 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
     corpus.inbound = [counts[j] for j in range(len(corpus))]
     nav_inbound = Counter(j for _, j in corpus.template_pairs)
     corpus.orphans = [
-        {"url": url, "title": corpus.titles[j], "depth": corpus.depths[j], "sitemap_only": bool(row[6]),
+        {"url": url, "title": corpus.titles[j], "depth": corpus.depths[j], "sitemap_only": bool(column["sitemap_only"][j]),
          "template_inbound": nav_inbound[j]}
-        for j, (url, row) in enumerate(zip(corpus.urls, rows)) if j not in linked_from_content
+        for j, url in enumerate(corpus.urls) if j not in linked_from_content
     ]
     return corpus

@@ -53,6 +53,8 @@ def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, 
     page.lang = _first_attr(root, "/html/@lang") or headers.get("content-language") or None
     page.published, page.modified = declared_dates(root)
     page.stripped_html = " ".join(etree.tostring(root, method="text", encoding="unicode").split())[:STRIPPED_CHARS]
+    for code in root.xpath("//code[.//a]"):
+        code.drop_tag()  # trafilatura loses the rest of a paragraph after a link inside <code>
     anchors = list(_anchors(root, base_url))
     for index, (element, _) in enumerate(anchors):
         element.set("href", f"{MARKER}{index}")
@@ -61,19 +63,15 @@ def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, 
     page.content_hash = hashlib.sha1(f"{page.title or ''}\n{page.main_text}".encode()).hexdigest()
     for position, (element, target) in enumerate(anchors):
         rel = (element.get("rel") or "").lower().split()
-        in_content = content_links.get(position)
-        anchor = in_content[0] if in_content else _text(element) or element.get("title") or _image_alt(element)
-        link = Link(
-            target=target,
-            anchor=anchor or "",
-            region="content" if in_content else landmark(element),
-            position=position,
-            nofollow="nofollow" in rel,
-            external=not is_internal(target),
-        )
-        if in_content:
-            link.text_offset = in_content[1]
-            start, end = sentence_at(page.main_text, in_content[1])
+        anchor = _text(element) or element.get("title") or _image_alt(element) or element.get("alt") or ""
+        link = Link(target=target, anchor=anchor, region=landmark(element), position=position,
+                    nofollow="nofollow" in rel, external=not is_internal(target))
+        if position in content_links:
+            extracted, offset = content_links[position]
+            link.region, link.anchor = "content", anchor or extracted
+            if page.main_text[offset:offset + len(link.anchor)] == link.anchor:
+                link.text_offset = offset  # else the extractor moved text into the link (an image link, say)
+            start, end = sentence_at(page.main_text, offset)
             link.context = page.main_text[start:end]
         page.links.append(link)
     return page
@@ -143,13 +141,15 @@ def robots_directives(root: HtmlElement, x_robots_tag: str) -> tuple[bool, bool]
 
 
 def declared_dates(root: HtmlElement) -> tuple[str | None, str | None]:
-    """Published and modified dates as the page declares them: article meta, JSON-LD, then <time>."""
+    """Published and modified dates as the page declares them: article meta, JSON-LD, then a lone <time>."""
     published = _first_attr(root, "//meta[@property='article:published_time' or @itemprop='datePublished']/@content")
     modified = _first_attr(root, "//meta[@property='article:modified_time' or @itemprop='dateModified']/@content")
     for data in _json_ld(root):
         published = published or _find_key(data, "datePublished")
         modified = modified or _find_key(data, "dateModified")
-    published = published or _first_attr(root, "//time/@datetime")
+    times = [value.strip() for value in root.xpath("//time/@datetime") if value.strip()]
+    if not published and len(times) == 1:  # a listing's many <time>s date its entries, not itself
+        published = times[0]
     return published, modified
 
 
