@@ -2,31 +2,29 @@
 
 Candidate phrases are word windows of the source's main text, inside one sentence, not crossing
 punctuation, not starting or ending on a stop word, and not overlapping an existing link. A phrase
-is scored by how much of the target's title (weighted by rarity across the site, IDF) it covers,
-minus a little for words that do not belong to the title. The phrase left behind when an editor
-removes a link usually scores high, which makes the same number a strong ranking signal.
+is scored by the target terms it holds: the share of the target's title it covers (title words
+weighted by rarity across the site, IDF) plus the TF-IDF weight of the target's most characteristic
+words, minus a little for words that belong to neither. The phrase an editor would link on scores
+high, which makes the same number a strong ranking signal (see score.py).
 """
 
 from __future__ import annotations
 
-import math
-import re
 from bisect import bisect_right
-from collections import Counter
 from dataclasses import dataclass
-from functools import cached_property
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
+from analysis.index import Keywords
 from analysis.load import Corpus
+from analysis.words import WORD, is_stop_word, stem, terms
 from linkspider.sentences import sentence_spans
 
-WORD = re.compile(r"\w+(?:['\u2019-]\w+)*")
 MIN_WORDS, MAX_WORDS = 2, 6
-EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not in the target's title
-MIN_STRENGTH = 0.3  # a phrase covering less of the title than this is not an anchor
+EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not a term of the target
+MIN_STRENGTH = 0.3  # a phrase weaker than this is not an anchor
+TOPIC_TERMS = 20  # the target's most characteristic words (TF-IDF) count beside its title
+TOPIC_WEIGHT = 1.0
 WORD_JOINERS = (" ", "-", ".", "/")  # what may stand between two words of a phrase ("Rust 1.51", "CI/CD")
-COMMON_SHARE = 0.3  # a title word on more pages than this share names nothing by itself
+COMMON_SHARE = 0.3  # a word on more pages than this share names nothing by itself
 
 
 @dataclass(frozen=True)
@@ -42,15 +40,6 @@ class Anchor:
         return None if self.offset is None else (self.offset, self.offset + len(self.text))
 
 
-def stem(word: str) -> str:
-    """A light English stemmer: enough to match "grinders" with "grinder" and "brewing" with "brew"."""
-    word = word.lower().replace("\u2019", "'").removesuffix("'s")
-    for suffix, keep in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            return word[: -len(suffix)] + keep
-    return word
-
-
 def short_title(title: str) -> str:
     """The page's title (already without its site name, see load.py), at most six words: the fallback anchor."""
     return " ".join(title.split()[:MAX_WORDS])
@@ -59,32 +48,29 @@ def short_title(title: str) -> str:
 class AnchorFinder:
     """Finds anchors for (source, target) pairs of one corpus; per-page work is cached."""
 
-    def __init__(self, corpus: Corpus) -> None:
+    def __init__(self, corpus: Corpus, keywords: Keywords) -> None:
         self.corpus = corpus
+        self.keywords = keywords
+        self.common = keywords.idf_of_share(COMMON_SHARE)  # a phrase must hold a rarer word than this
         self._token_cache: dict[int, Tokens] = {}
+        self._term_cache: dict[int, dict[str, float]] = {}
 
-    @cached_property
-    def common(self) -> float:
-        """IDF of a word on COMMON_SHARE of the pages: a phrase must hold at least one rarer title word."""
-        pages = len(self.corpus)
-        return math.log((1 + pages) / (1 + COMMON_SHARE * pages)) + 1
-
-    @cached_property
-    def idf(self) -> dict[str, float]:
-        frequency = Counter(stem for page in range(len(self.corpus)) for stem in set(self._tokens(page).stems))
-        pages = len(self.corpus)
-        return {term: math.log((1 + pages) / (1 + count)) + 1 for term, count in frequency.items()}
-
-    def title_terms(self, target: int) -> dict[str, float]:
-        """The target's title words (stemmed, no stop words) and their IDF weights."""
-        words = WORD.findall(short_title(self.corpus.titles[target]))
-        default = math.log(1 + len(self.corpus)) + 1  # a word no page uses is as rare as it gets
-        return {stem(w): self.idf.get(stem(w), default) for w in words if w.lower() not in ENGLISH_STOP_WORDS}
+    def target_terms(self, target: int) -> dict[str, float]:
+        """What names the target: its title words (IDF-weighted, summing to 1) plus its topic words."""
+        if target not in self._term_cache:
+            rarest = self.keywords.idf_of_share(0)
+            title = {term: self.keywords.idf.get(term, rarest) for term in terms(short_title(self.corpus.titles[target]))}
+            total = sum(title.values()) or 1.0
+            weights = {term: weight / total for term, weight in title.items()}
+            for term, weight in self.keywords.top_terms(target, TOPIC_TERMS).items():
+                weights[term] = weights.get(term, 0.0) + TOPIC_WEIGHT * weight
+            self._term_cache[target] = weights
+        return self._term_cache[target]
 
     def anchors(self, source: int, target: int, limit: int = 3) -> list[Anchor]:
         """The best text anchors for the pair, strongest first, then the title fallback."""
-        terms = self.title_terms(target)
-        found = self._phrases(source, terms) if terms else []
+        weights = self.target_terms(target)
+        found = self._phrases(source, weights) if weights else []
         found.sort(key=lambda anchor: (-anchor.strength, anchor.offset))
         chosen: list[Anchor] = []
         for anchor in found:
@@ -94,19 +80,19 @@ class AnchorFinder:
                 break
         return [*chosen, Anchor(short_title(self.corpus.titles[target]), "title", 0.0)]
 
-    def _phrases(self, source: int, terms: dict[str, float]) -> list[Anchor]:
+    def _phrases(self, source: int, weights: dict[str, float]) -> list[Anchor]:
         text, tokens = self.corpus.texts[source], self._tokens(source)
-        total = sum(terms.values())
         strengths: dict[tuple[int, int], float] = {}
-        seeds = sorted(i for term, weight in terms.items() if weight >= self.common for i in tokens.positions.get(term, ()))
+        idf = self.keywords.idf
+        seeds = sorted(i for term in weights if idf.get(term, 0.0) >= self.common for i in tokens.positions.get(term, ()))
         for hit in seeds:
             for first in range(max(0, hit - MAX_WORDS + 1), hit + 1):
                 for last in range(max(hit, first + MIN_WORDS - 1), min(len(tokens.stems), first + MAX_WORDS)):
                     if (first, last) in strengths or not self._is_phrase(source, tokens, first, last):
                         continue
-                    covered = {stem for stem in tokens.stems[first:last + 1] if stem in terms}
-                    extra = sum(1 for i in range(first, last + 1) if tokens.stems[i] not in terms and not tokens.stop[i])
-                    strengths[first, last] = sum(terms[stem] for stem in covered) / total - EXTRA_WORD_PENALTY * extra
+                    covered = {term for term in tokens.stems[first:last + 1] if term in weights}
+                    extra = sum(1 for i in range(first, last + 1) if tokens.stems[i] not in weights and not tokens.stop[i])
+                    strengths[first, last] = sum(weights[term] for term in covered) - EXTRA_WORD_PENALTY * extra
         result = []
         for (first, last), strength in strengths.items():
             if strength >= MIN_STRENGTH:
@@ -155,7 +141,7 @@ class Tokens:
             spans=[match.span() for match in matches],
             stems=stems,
             positions=positions,
-            stop=[match.group().lower() in ENGLISH_STOP_WORDS for match in matches],
+            stop=[is_stop_word(match.group()) for match in matches],
             sentence_of=[max(0, bisect_right(starts, match.start()) - 1) for match in matches],
             sentences=sentences,
         )

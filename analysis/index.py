@@ -1,14 +1,22 @@
-"""Stage 3, index: the nearest pages of every page with FAISS, never an n x n similarity matrix.
+"""Stage 3, index: the nearest pages of every page, by meaning (FAISS) and by words (TF-IDF).
 
-Exact inner-product search (vectors are unit length, so inner product is cosine similarity) up to
-EXACT_LIMIT pages; above it an HNSW graph, whose memory grows linearly with the number of pages.
-EXACT_LIMIT is set by measurement: see BENCHMARKS.md ("Candidates").
+Never an n x n matrix. Dense vectors: exact inner-product search (vectors are unit length, so the
+inner product is cosine similarity) up to EXACT_LIMIT pages, an HNSW graph above it, whose memory
+grows linearly with the number of pages. Words: TF-IDF cosine, computed a block of rows at a time.
+The two disagree usefully: embeddings of the opening of a page miss a specific term deep in it
+that an editor linked on; keywords miss paraphrase. EXACT_LIMIT is set by measurement (BENCHMARKS.md).
 """
 
 from __future__ import annotations
 
+import math
+
 import faiss
 import numpy as np
+from scipy import sparse
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from analysis.words import terms
 
 EXACT_LIMIT = 20_000
 HNSW_NEIGHBOURS = 32  # M: graph degree
@@ -35,3 +43,46 @@ def nearest(vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """
     index = build_index(vectors)
     return index.search(np.ascontiguousarray(vectors, dtype=np.float32), min(k + 1, len(vectors)))
+
+
+class Keywords:
+    """TF-IDF vectors of the pages' texts: nearest pages by shared rare words, any pair's cosine, IDF."""
+
+    BLOCK_CELLS = 20_000_000  # rows x pages of one block of similarities (80 MB of float32)
+
+    def __init__(self, texts: list[str]) -> None:
+        vectorizer = TfidfVectorizer(analyzer=terms, sublinear_tf=True, dtype=np.float32)
+        self.matrix: sparse.csr_matrix = vectorizer.fit_transform(texts).tocsr()
+        self.vocabulary: np.ndarray = vectorizer.get_feature_names_out()
+        self.idf: dict[str, float] = dict(zip(self.vocabulary.tolist(), vectorizer.idf_.tolist()))
+
+    def idf_of_share(self, share: float) -> float:
+        """The IDF of a word found on this share of the pages (scikit-learn's smoothed formula)."""
+        pages = self.matrix.shape[0]
+        return math.log((1 + pages) / (1 + share * pages)) + 1
+
+    def top_terms(self, page: int, count: int) -> dict[str, float]:
+        """The page's most characteristic words and their TF-IDF weights."""
+        row = self.matrix.getrow(page)
+        best = np.argsort(-row.data)[:count]
+        return dict(zip(self.vocabulary[row.indices[best]].tolist(), row.data[best].tolist()))
+
+    def nearest(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """(similarities, indices) of each page's k + 1 most similar pages (itself included), best first."""
+        pages = self.matrix.shape[0]
+        k = min(k + 1, pages)
+        block = max(1, self.BLOCK_CELLS // pages)
+        similarities = np.zeros((pages, k), dtype=np.float32)
+        indices = np.zeros((pages, k), dtype=np.int64)
+        for start in range(0, pages, block):
+            scores = (self.matrix[start:start + block] @ self.matrix.T).toarray()
+            top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+            top_scores = np.take_along_axis(scores, top, axis=1)
+            order = np.argsort(-top_scores, axis=1)
+            indices[start:start + block] = np.take_along_axis(top, order, axis=1)
+            similarities[start:start + block] = np.take_along_axis(top_scores, order, axis=1)
+        return similarities, indices
+
+    def similarity(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """Cosine of each (source, target) pair, without forming any other pair."""
+        return np.asarray(self.matrix[sources].multiply(self.matrix[targets]).sum(axis=1)).ravel()

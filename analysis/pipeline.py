@@ -18,7 +18,7 @@ from analysis.anchors import AnchorFinder
 from analysis.candidates import find_candidates
 from analysis.embed import DEFAULT_MODEL, embed_pages, page_text
 from analysis.export import export_csv, rejected_pairs, save_cannibalization, save_hubs, save_orphans, save_suggestions
-from analysis.index import nearest
+from analysis.index import Keywords, nearest
 from analysis.load import Corpus, Pair, load_corpus
 from analysis.score import Suggestion, default_max_per_target, rank
 from linkspider.db import open_existing
@@ -36,7 +36,7 @@ class Options:
     max_per_page: int = 4
     max_per_target: int | None = None  # None: 2% of the largest possible queue
     min_words: int = 50
-    neighbours: int = 20
+    neighbours: int = 30  # per page, from each of the two indexes
     device: str = "auto"
     csv: Path | None = None
     progress: bool = True
@@ -87,11 +87,14 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
         embeddings = embed_pages(db, corpus.urls, texts, corpus.hashes, options.model, options.device,
                                  progress=options.progress)
     with timed(timings, "index"):
-        similarities, neighbours = nearest(embeddings.vectors, options.neighbours)
+        by_meaning = nearest(embeddings.vectors, options.neighbours)
+        keywords = Keywords(texts)
+        by_words = keywords.nearest(options.neighbours)
     with timed(timings, "candidates"):
-        candidates, cannibalised = find_candidates(corpus, similarities, neighbours, threshold, options.max_similarity, excluded)
+        candidates, cannibalised = find_candidates(corpus, embeddings.vectors, by_meaning, keywords, by_words,
+                                                   threshold, options.max_similarity, excluded)
     with timed(timings, "rank+anchor"):
-        queue, hubs = rank(corpus, candidates, AnchorFinder(corpus), options.max_per_page, cap)
+        queue, hubs = rank(corpus, candidates, AnchorFinder(corpus, keywords), options.max_per_page, cap)
     return Proposal(queue, hubs, cannibalised, threshold, cap, embeddings.computed)
 
 

@@ -10,12 +10,13 @@
    `scrapy crawl site` command (content extraction on), in a subprocess whose peak RSS and CPU time
    come from os.wait4 (the figures /usr/bin/time -v prints).
 3. Runs `scrapy bench` (Scrapy's built-in benchmark: a local link farm, crawled for ~10 s by a
-   spider that only extracts links) outside the project, so that no project setting applies.
+   spider that only extracts links) before and after the crawl, outside the project so that no
+   project setting applies, and takes the mean of its two rates.
 4. Prints pages/s of both, their ratio, the crawl's peak RSS, the pages in the database and how
    well the database's content links match the links the generator put in the post bodies.
 
 The issue's targets: linkspider at least 50% of `scrapy bench`'s rate, peak memory under 1 GB.
-Nothing leaves 127.0.0.1. With --out DIR the site's database, both logs and results.json are kept.
+Nothing leaves 127.0.0.1. With --out DIR the site, its database, the logs and results.json are kept.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from lxml.html import HtmlElement
 from trafilatura.xml import xmltotxt
 
 from linkspider.items import Link, Page
-from linkspider.sentences import sentence_at
+from linkspider.sentences import sentence_at, sentence_spans
 from linkspider.urls import is_http_url, normalize_url
 
 MARKER = "http://linkspider.invalid/"
@@ -61,6 +61,8 @@ def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, 
     page.main_text, content_links = main_content(root)
     page.word_count = len(page.main_text.split())
     page.content_hash = hashlib.sha1(f"{page.title or ''}\n{page.main_text}".encode()).hexdigest()
+    sentences = sentence_spans(page.main_text)
+    container = _common_ancestor([anchors[position][0] for position in content_links])
     for position, (element, target) in enumerate(anchors):
         rel = (element.get("rel") or "").lower().split()
         anchor = _text(element) or element.get("title") or _image_alt(element) or element.get("alt") or ""
@@ -71,8 +73,10 @@ def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, 
             link.region, link.anchor = "content", anchor or extracted
             if page.main_text[offset:offset + len(link.anchor)] == link.anchor:
                 link.text_offset = offset  # else the extractor moved text into the link (an image link, say)
-            start, end = sentence_at(page.main_text, offset)
+            start, end = sentence_at(page.main_text, offset, sentences)
             link.context = page.main_text[start:end]
+        elif container is not None and landmark(element, stop=container) == "other" and _inside(element, container):
+            link.region = "content"  # in the body, in a block the extractor dropped (a list of links, say)
         page.links.append(link)
     return page
 
@@ -114,9 +118,11 @@ def _strip_markers(marked: str) -> tuple[str, dict[int, tuple[str, int]]]:
     return "".join(pieces), found
 
 
-def landmark(element: HtmlElement) -> str:
-    """Region of a link outside the main content: its nearest nav/header/footer/aside ancestor."""
+def landmark(element: HtmlElement, stop: HtmlElement | None = None) -> str:
+    """Region of a link outside the main content: its nearest nav/header/footer/aside ancestor (below stop)."""
     for ancestor in element.iterancestors():
+        if ancestor is stop:
+            break
         tag = ancestor.tag if isinstance(ancestor.tag, str) else ""
         if tag in _LANDMARK_TAGS:
             return _LANDMARK_TAGS[tag]
@@ -127,6 +133,21 @@ def landmark(element: HtmlElement) -> str:
             if word in _LANDMARK_WORDS:
                 return _LANDMARK_WORDS[word]
     return "other"
+
+
+def _common_ancestor(elements: list[HtmlElement]) -> HtmlElement | None:
+    """The innermost element holding all of them: the body block the extractor took its text from."""
+    if not elements:
+        return None
+    common = list(elements[0].iterancestors())
+    for element in elements[1:]:
+        ancestors = set(element.iterancestors())
+        common = [ancestor for ancestor in common if ancestor in ancestors]
+    return common[0] if common and common[0].tag not in ("body", "html") else None
+
+
+def _inside(element: HtmlElement, container: HtmlElement) -> bool:
+    return any(ancestor is container for ancestor in element.iterancestors())
 
 
 def robots_directives(root: HtmlElement, x_robots_tag: str) -> tuple[bool, bool]:

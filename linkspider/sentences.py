@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 # A sentence ends at . ! or ? (and any closing quotes or brackets) followed by white space, or at a
 # line break: the extractor puts every paragraph, heading and list item on a line of its own.
@@ -22,9 +23,10 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def sentence_at(text: str, offset: int) -> tuple[int, int]:
-    """(start, end) of the sentence that holds the character at offset."""
-    for start, end in sentence_spans(text):
-        if start <= offset < end:
-            return start, end
+def sentence_at(text: str, offset: int, spans: list[tuple[int, int]] | None = None) -> tuple[int, int]:
+    """(start, end) of the sentence that holds the character at offset; pass spans to reuse them."""
+    spans = sentence_spans(text) if spans is None else spans
+    index = bisect_right([start for start, _ in spans], offset) - 1
+    if index >= 0 and offset < spans[index][1]:
+        return spans[index]
     return offset, offset

@@ -34,9 +34,9 @@ SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 SPIDER_MIDDLEWARES = {"scrapy.spidermiddlewares.depth.DepthMiddleware": None}
 METAREFRESH_ENABLED = False
 
-ITEM_PIPELINES = {"pipelines.sqlite.SQLitePipeline": 300}
-SQLITE_BATCH_SIZE = 200  # pages per transaction
+SQLITE_BATCH_SIZE = 200  # pages per transaction (the site spider sets its own SQLite pipeline)
 
 TELNETCONSOLE_ENABLED = False
+EXTENSIONS = {"scrapy.extensions.remote_control.RemoteControl": None}  # no local control server per crawl
 LOG_LEVEL = "INFO"
 LOGSTATS_INTERVAL = 15.0

@@ -40,7 +40,7 @@ class SQLitePipeline:
         with self.db.conn:
             self.crawl_id = self.db["crawls"].insert({
                 "start_urls": " ".join(self.options.start_urls),
-                "options": json.dumps({key: value for key, value in asdict(self.options).items() if key != "sites"} | {"sites": sorted(self.options.sites)}),
+                "options": json.dumps(asdict(self.options), default=sorted),  # sites: a set, stored sorted
                 "started_at": utc_now(),
                 "status": "running",
                 "version": __version__,
@@ -82,7 +82,7 @@ class SQLitePipeline:
             self.db.execute(f"DELETE FROM links WHERE source IN ({','.join('?' * len(urls))})", urls)
             self.db.execute(f"DELETE FROM redirects WHERE source IN ({','.join('?' * len(urls))})", urls)
             self.db["links"].insert_all(
-                ({"source": page.url, **asdict(link)} for page in pages for link in page.links), batch_size=1000
+                ({"source": page.url, **vars(link)} for page in pages for link in page.links), batch_size=1000
             )
             self.db["redirects"].insert_all(
                 {"source": page.url, "target": page.redirect_to, "status": page.status,
@@ -97,6 +97,5 @@ class SQLitePipeline:
 
 
 def _page_row(page: Page, crawl_id: int) -> dict:
-    row = asdict(page)
-    del row["links"]
+    row = {key: value for key, value in vars(page).items() if key != "links"}
     return row | {"last_seen_crawl": crawl_id, "gone": 0}

@@ -81,6 +81,7 @@ class SiteSpider(scrapy.Spider):
     """Crawl one site breadth-first, staying on its hosts, and yield a Page per URL."""
 
     name = "site"
+    custom_settings = {"ITEM_PIPELINES": {"pipelines.sqlite.SQLitePipeline": 300}}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         known = CrawlOptions.ARGUMENTS
