@@ -7,7 +7,7 @@ hidden links are scored for the engine and two baselines:
 
 - seed: the pipeline this project started from: title + the first 2,000 characters of the
   tag-stripped HTML, a dense cosine matrix, threshold 0.55, 4 per page, the title as anchor;
-- tfidf: TF-IDF cosine over the same title + main text the engine reads, 4 per page.
+- tfidf: TF-IDF cosine over the same titles and whole main texts the engine reads, 4 per page.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 import sqlite_utils
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from analysis.embed import embed_pages, page_text
+from analysis.embed import embed_pages
 from analysis.load import Corpus, load_corpus, resolver
 from analysis.pipeline import Options, propose
 from linkspider.db import open_existing, utc_now
@@ -143,7 +143,7 @@ def seed_pipeline(db: sqlite_utils.Database, corpus: Corpus, options: Options) -
 
 def tfidf_baseline(corpus: Corpus, per_page: int) -> dict[tuple[int, int], str]:
     """Keyword similarity on the engine's own text: TF-IDF cosine, the best few per page."""
-    texts = [page_text(title, text) for title, text in zip(corpus.titles, corpus.texts)]
+    texts = [f"{title}\n{text}" for title, text in zip(corpus.titles, corpus.texts)]
     matrix = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(texts)
     return _top_pairs(corpus, (matrix @ matrix.T).toarray(), per_page, 0.0)
 

@@ -83,6 +83,29 @@ class Keywords:
             similarities[start:start + block] = np.take_along_axis(top_scores, order, axis=1)
         return similarities, indices
 
+    def mentions(self, titles: list[str], min_share: float, common_share: float) -> list[tuple[int, int]]:
+        """(source, target) pairs where the source's text holds most of the target's title words.
+
+        A title word counts by its IDF; words on more than common_share of the pages are left out
+        (they name nothing), so are titles left with none. A source holding at least min_share of
+        the remaining weight mentions the target, whatever its overall similarity.
+        """
+        column = {term: index for index, term in enumerate(self.vocabulary.tolist())}
+        common = self.idf_of_share(common_share)
+        rows, cols, weights = [], [], []
+        for target, title in enumerate(titles):
+            title_terms = {term for term in terms(title) if term in column and self.idf[term] >= common}
+            total = sum(self.idf[term] for term in title_terms)
+            for term in title_terms:
+                rows.append(target)
+                cols.append(column[term])
+                weights.append(self.idf[term] / total)
+        queries = sparse.csr_matrix((weights, (rows, cols)), shape=(len(titles), len(column)), dtype=np.float32)
+        present = (self.matrix > 0).astype(np.float32).T.tocsr()
+        found = (queries @ present).tocoo()  # target x source: share of the title's weight in the source
+        keep = (found.data >= min_share - 1e-6) & (found.row != found.col)
+        return list(zip(found.col[keep].tolist(), found.row[keep].tolist()))
+
     def similarity(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """Cosine of each (source, target) pair, without forming any other pair."""
         return np.asarray(self.matrix[sources].multiply(self.matrix[targets]).sum(axis=1)).ravel()

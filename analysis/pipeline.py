@@ -14,7 +14,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from analysis.anchors import AnchorFinder
+from analysis.anchors import COMMON_SHARE, AnchorFinder
 from analysis.candidates import find_candidates
 from analysis.embed import DEFAULT_MODEL, embed_pages, page_text
 from analysis.export import export_csv, rejected_pairs, save_cannibalization, save_hubs, save_orphans, save_suggestions
@@ -26,6 +26,7 @@ from linkspider.db import open_existing
 # Default lower similarity bound per model, set with the backtest (see BENCHMARKS.md, "Quality").
 THRESHOLDS = {DEFAULT_MODEL: 0.35, "BAAI/bge-small-en-v1.5": 0.55}
 FALLBACK_THRESHOLD = 0.5
+MENTION_SHARE = 0.6  # a source holding this share of a target's (rarer) title words mentions it
 
 
 @dataclass
@@ -88,10 +89,11 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
                                  progress=options.progress)
     with timed(timings, "index"):
         by_meaning = nearest(embeddings.vectors, options.neighbours)
-        keywords = Keywords(texts)
+        keywords = Keywords([f"{title}\n{text}" for title, text in zip(corpus.titles, corpus.texts)])  # whole pages
         by_words = keywords.nearest(options.neighbours)
+        mentions = set(keywords.mentions(corpus.titles, MENTION_SHARE, COMMON_SHARE))
     with timed(timings, "candidates"):
-        candidates, cannibalised = find_candidates(corpus, embeddings.vectors, by_meaning, keywords, by_words,
+        candidates, cannibalised = find_candidates(corpus, embeddings.vectors, by_meaning, keywords, by_words, mentions,
                                                    threshold, options.max_similarity, excluded)
     with timed(timings, "rank+anchor"):
         queue, hubs = rank(corpus, candidates, AnchorFinder(corpus, keywords), options.max_per_page, cap)

@@ -19,6 +19,7 @@ from analysis.anchors import Anchor, AnchorFinder
 from analysis.candidates import Candidate
 from analysis.load import Corpus
 
+DENSE_WEIGHT = 1.0
 LEXICAL_WEIGHT = 1.0
 ANCHOR_WEIGHT = 0.25
 NEED_WEIGHT = 0.05
@@ -48,7 +49,7 @@ def rank(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinder, max_
     scored = []
     for candidate in candidates:
         anchors = finder.anchors(candidate.source, candidate.target)
-        score = (candidate.similarity + LEXICAL_WEIGHT * candidate.lexical + ANCHOR_WEIGHT * anchors[0].strength
+        score = (DENSE_WEIGHT * candidate.similarity + LEXICAL_WEIGHT * candidate.lexical + ANCHOR_WEIGHT * anchors[0].strength
                  + NEED_WEIGHT * need(corpus, candidate.source, candidate.target))
         scored.append((score, candidate, anchors))
     scored.sort(key=lambda item: (-item[0], item[1].source, item[1].target))

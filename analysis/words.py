@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 WORD = re.compile(r"\w+(?:['\u2019-]\w+)*")
 
 
+@lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """A light English stemmer: enough to match "grinders" with "grinder" and "brewing" with "brew"."""
     word = word.lower().replace("\u2019", "'").removesuffix("'s")
@@ -24,4 +26,4 @@ def is_stop_word(word: str) -> bool:
 
 def terms(text: str) -> list[str]:
     """The stemmed content words of a text, in order: what TF-IDF counts and anchors match."""
-    return [stem(word) for word in WORD.findall(text) if not is_stop_word(word)]
+    return [stem(word) for word in WORD.findall(text.lower()) if word not in ENGLISH_STOP_WORDS]
