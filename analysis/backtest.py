@@ -57,6 +57,7 @@ class Score:
     reachable_recall: float  # hits / hidden links that fit under the per-page cap
     hit_rate: float  # hits / suggestions from pages that had hidden links
     anchor_agreement: float  # hits whose anchor matches the editor's (equal, or half its words shared)
+    top_target_share: float  # the largest share of the whole queue that goes to one target
     threshold: float | None = None
 
 
@@ -100,8 +101,9 @@ def score(method: str, seed: int, corpus: Corpus, hidden: list[HiddenLink], pair
     per_source = Counter(source for source, _ in hidden_pairs)
     reachable = sum(min(count, max_per_page) for count in per_source.values())
     agree = sum(1 for pair in hits if anchors_agree(pairs[pair], hidden_pairs[pair]))
+    top_target = max(Counter(target for _, target in pairs).values(), default=0)
     return Score(method, seed, len(hidden), made, len(hits), _ratio(len(hits), len(hidden)), _ratio(len(hits), reachable),
-                 _ratio(len(hits), made), _ratio(agree, len(hits)), threshold)
+                 _ratio(len(hits), made), _ratio(agree, len(hits)), _ratio(top_target, len(pairs)), threshold)
 
 
 def run_backtest(db_path: str | Path, options: Options, share: float = 0.2, seeds: list[int] = (1,),
@@ -168,13 +170,15 @@ def save(db: sqlite_utils.Database, scores: list[Score], share: float, best: flo
 
 def table(scores: list[Score], best: float) -> str:
     """Mean over seeds per method, engine first."""
-    lines = [f"{'method':8} {'hidden':>6} {'recall':>7} {'reachable':>9} {'hit rate':>8} {'anchors':>7}"]
+    lines = [f"{'method':8} {'hidden':>6} {'recall':>7} {'reachable':>9} {'hit rate':>8} {'anchors':>7} {'top target':>10}"]
     for method in ("engine", "seed", "tfidf"):
         rows = [s for s in scores if s.method == method]
         mean = {field: sum(getattr(s, field) for s in rows) / len(rows)
-                for field in ("hidden", "recall", "reachable_recall", "hit_rate", "anchor_agreement")}
+                for field in ("hidden", "recall", "reachable_recall", "hit_rate", "anchor_agreement", "top_target_share")}
         lines.append(f"{method:8} {mean['hidden']:6.0f} {mean['recall']:7.3f} {mean['reachable_recall']:9.3f} "
-                     f"{mean['hit_rate']:8.3f} {mean['anchor_agreement']:7.3f}")
+                     f"{mean['hit_rate']:8.3f} {mean['anchor_agreement']:7.3f} {mean['top_target_share']:10.3f}")
+    lines.append(f"(means over {len(scores) // 3} round(s); anchors: share of hits whose anchor agrees with the editor's; "
+                 "top target: largest share of the queue one target takes)")
     lines.append(f"best threshold on this site (balance of recall and hit rate): {best:.2f}")
     return "\n".join(lines)
 

@@ -65,18 +65,19 @@ def resolver(db: sqlite_utils.Database) -> dict[str, str]:
     return resolved
 
 
-def page_titles(titles: list[str | None], headings: list[str | None], urls: list[str]) -> list[str]:
+def page_titles(titles: list[str | None], headings: list[str | None], urls: list[str]) -> list[str | None]:
     """Each page's own title: <title> without the site name it shares with many pages, else its h1, else its URL.
 
-    The site name is the title segment (split on " | ", " - ", dashes) found on at least a fifth of the pages.
+    The site name is a title segment (split on " | ", " - ", dashes) found on at least a fifth of the
+    pages. None for a page titled by the site name alone: a home or archive page, not an article.
     """
     segmented = [[part.strip() for part in TITLE_SEPARATORS.split(title or "") if part.strip()] for title in titles]
     frequency = Counter(part for parts in segmented for part in set(parts))
     site_names = {part for part, count in frequency.items() if count >= max(3, 0.2 * len(titles))}
-    cleaned = []
+    cleaned: list[str | None] = []
     for parts, heading, url in zip(segmented, headings, urls):
         own = [part for part in parts if part not in site_names]
-        cleaned.append(" - ".join(own) or heading or (parts[0] if parts else url))
+        cleaned.append(" - ".join(own) if own else None if parts else heading or url)
     return cleaned
 
 
@@ -89,6 +90,8 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
         "FROM pages WHERE gone = 0 AND status = 200 AND is_html = 1 AND NOT noindex AND word_count >= ? ORDER BY url",
         [min_words],
     ) if resolve.get(row["url"], row["url"]) == row["url"] and row["link_chars"] <= MAX_LINK_DENSITY * len(row["main_text"] or "")]
+    titles = page_titles([row["title"] for row in rows], [row["h1"] for row in rows], [row["url"] for row in rows])
+    rows = [row | {"title": title} for row, title in zip(rows, titles) if title is not None]
     if len(rows) < 2:
         raise EmptyCrawl(
             f"only {len(rows)} indexable HTML page(s) with at least {min_words} words of main content; "
@@ -96,7 +99,7 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
         )
     column = {name: [row[name] for row in rows] for name in rows[0]}
     corpus = Corpus(
-        urls=column["url"], titles=page_titles(column["title"], column["h1"], column["url"]),
+        urls=column["url"], titles=column["title"],
         texts=[text or "" for text in column["main_text"]], hashes=column["content_hash"], depths=column["depth"],
         published=column["published"], inbound=[0] * len(rows), content_pairs=set(), template_pairs=set(),
         link_spans=[[] for _ in rows],

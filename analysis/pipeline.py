@@ -35,7 +35,7 @@ class Options:
     threshold: float | None = None  # None: the model's default (or the site's calibrated value)
     max_similarity: float = 0.9
     max_per_page: int = 4
-    max_per_target: int | None = None  # None: 2% of the largest possible queue
+    max_per_target: int | None = None  # None: 2% of the queue the candidates can fill
     min_words: int = 50
     neighbours: int = 30  # per page, from each of the two indexes
     device: str = "auto"
@@ -82,7 +82,6 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
             excluded: set[Pair] = frozenset()) -> Proposal:
     """Embed, index, filter, rank and anchor: the review queue for a loaded corpus."""
     threshold = options.threshold if options.threshold is not None else default_threshold(db, options.model)
-    cap = options.max_per_target or default_max_per_target(len(corpus), options.max_per_page)
     with timed(timings, "embed"):
         texts = [page_text(title, text) for title, text in zip(corpus.titles, corpus.texts)]
         embeddings = embed_pages(db, corpus.urls, texts, corpus.hashes, options.model, options.device,
@@ -95,6 +94,7 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
     with timed(timings, "candidates"):
         candidates, cannibalised = find_candidates(corpus, embeddings.vectors, by_meaning, keywords, by_words, mentions,
                                                    threshold, options.max_similarity, excluded)
+    cap = options.max_per_target or default_max_per_target(candidates, options.max_per_page)
     with timed(timings, "rank+anchor"):
         queue, hubs = rank(corpus, candidates, AnchorFinder(corpus, keywords), options.max_per_page, cap)
     return Proposal(queue, hubs, cannibalised, threshold, cap, embeddings.computed)

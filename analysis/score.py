@@ -21,7 +21,7 @@ from analysis.load import Corpus
 
 DENSE_WEIGHT = 1.0
 LEXICAL_WEIGHT = 1.0
-ANCHOR_WEIGHT = 0.25
+ANCHOR_WEIGHT = 0.5
 NEED_WEIGHT = 0.05
 
 
@@ -77,9 +77,10 @@ def rank(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinder, max_
     return queue, hubs
 
 
-def default_max_per_target(pages: int, max_per_page: int) -> int:
-    """2% of the largest queue the site can have, and at least 2: no target takes over the queue."""
-    return max(2, int(0.02 * pages * max_per_page))
+def default_max_per_target(candidates: list[Candidate], max_per_page: int) -> int:
+    """2% of the queue the candidates can fill under the per-page cap (at least 1): no target takes over."""
+    per_source = Counter(candidate.source for candidate in candidates)
+    return max(1, int(0.02 * sum(min(count, max_per_page) for count in per_source.values())))
 
 
 def _free_anchor(anchors: list[Anchor], target: int, used: set[tuple[str, int]], spans: list[tuple[int, int]]) -> Anchor:
