@@ -27,8 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pairs above this are near-duplicates, reported as cannibalisation (default: 0.9)")
     parser.add_argument("--max-per-page", type=int, default=4, metavar="N", help="suggestions per source page (default: 4)")
     parser.add_argument("--max-per-target", type=int, metavar="N",
-                        help="suggestions per target across the queue, a hub guard (default: 2%% of the suggestions the "
-                             "candidates can fill, at least 1)")
+                        help="suggestions per target across the queue, a hub guard (default: the largest cap that keeps "
+                             "every target within 2%% of the queue, at least 3)")
     parser.add_argument("--min-words", type=int, default=50, metavar="N",
                         help="pages with less main text than this are neither source nor target (default: 50)")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),

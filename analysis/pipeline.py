@@ -20,7 +20,7 @@ from analysis.embed import DEFAULT_MODEL, embed_pages, page_text
 from analysis.export import export_csv, rejected_pairs, save_cannibalization, save_hubs, save_orphans, save_suggestions
 from analysis.index import Keywords, nearest
 from analysis.load import Corpus, Pair, load_corpus
-from analysis.score import Suggestion, default_max_per_target, rank
+from analysis.score import Suggestion, rank
 from linkspider.db import open_existing
 
 # Default lower similarity bound per model, set with the backtest (see BENCHMARKS.md, "Quality").
@@ -35,7 +35,7 @@ class Options:
     threshold: float | None = None  # None: the model's default (or the site's calibrated value)
     max_similarity: float = 0.9
     max_per_page: int = 4
-    max_per_target: int | None = None  # None: 2% of the queue the candidates can fill
+    max_per_target: int | None = None  # None: the largest cap keeping each target within 2% of the queue, at least 3
     min_words: int = 50
     neighbours: int = 30  # per page, from each of the two indexes
     device: str = "auto"
@@ -94,9 +94,8 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
     with timed(timings, "candidates"):
         candidates, cannibalised = find_candidates(corpus, embeddings.vectors, by_meaning, keywords, by_words, mentions,
                                                    threshold, options.max_similarity, excluded)
-    cap = options.max_per_target or default_max_per_target(candidates, options.max_per_page)
     with timed(timings, "rank+anchor"):
-        queue, hubs = rank(corpus, candidates, AnchorFinder(corpus, keywords), options.max_per_page, cap)
+        queue, hubs, cap = rank(corpus, candidates, AnchorFinder(corpus, keywords), options.max_per_page, options.max_per_target)
     return Proposal(queue, hubs, cannibalised, threshold, cap, embeddings.computed)
 
 

@@ -23,6 +23,8 @@ DENSE_WEIGHT = 1.0
 LEXICAL_WEIGHT = 1.0
 ANCHOR_WEIGHT = 0.5
 NEED_WEIGHT = 0.05
+MAX_TARGET_SHARE = 0.02  # of the whole queue, for any one target (the default hub guard)
+MIN_CAP = 3  # suggestions per target the default hub guard always allows
 
 
 @dataclass
@@ -44,15 +46,34 @@ def need(corpus: Corpus, source: int, target: int) -> float:
 
 
 def rank(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinder, max_per_page: int,
-         max_per_target: int) -> tuple[list[Suggestion], dict[int, int]]:
-    """The review queue, best first, and the hubs: targets that wanted more than the cap (target -> wanted)."""
-    scored = []
-    for candidate in candidates:
-        anchors = finder.anchors(candidate.source, candidate.target)
-        score = (DENSE_WEIGHT * candidate.similarity + LEXICAL_WEIGHT * candidate.lexical + ANCHOR_WEIGHT * anchors[0].strength
-                 + NEED_WEIGHT * need(corpus, candidate.source, candidate.target))
-        scored.append((score, candidate, anchors))
-    scored.sort(key=lambda item: (-item[0], item[1].source, item[1].target))
+         max_per_target: int | None = None) -> tuple[list[Suggestion], dict[int, int], int]:
+    """The review queue (best first), the hubs (target -> suggestions it wanted) and the per-target cap used.
+
+    With no max_per_target, the cap is the largest that keeps every target within MAX_TARGET_SHARE
+    of the queue, but not below MIN_CAP: on a small site 2% of the queue is less than one suggestion.
+    """
+    scored = sorted(((_score(corpus, candidate, anchors), candidate, anchors) for candidate in candidates
+                     for anchors in [finder.anchors(candidate.source, candidate.target)]),
+                    key=lambda item: (-item[0], item[1].source, item[1].target))
+    if max_per_target is not None:
+        return *select(scored, max_per_page, max_per_target), max_per_target
+    per_source = Counter(candidate.source for candidate in candidates)
+    cap = max(MIN_CAP, int(MAX_TARGET_SHARE * sum(min(count, max_per_page) for count in per_source.values())))
+    while True:
+        queue, hubs = select(scored, max_per_page, cap)
+        if cap == MIN_CAP or cap <= MAX_TARGET_SHARE * len(queue):
+            return queue, hubs, cap
+        cap -= 1
+
+
+def _score(corpus: Corpus, candidate: Candidate, anchors: list[Anchor]) -> float:
+    return (DENSE_WEIGHT * candidate.similarity + LEXICAL_WEIGHT * candidate.lexical + ANCHOR_WEIGHT * anchors[0].strength
+            + NEED_WEIGHT * need(corpus, candidate.source, candidate.target))
+
+
+def select(scored: list[tuple[float, Candidate, list[Anchor]]], max_per_page: int,
+           max_per_target: int) -> tuple[list[Suggestion], dict[int, int]]:
+    """Fill the queue in score order under both caps, giving each suggestion an anchor not used for its target yet."""
     per_source: Counter[int] = Counter()
     per_target: Counter[int] = Counter()
     wanted: Counter[int] = Counter()
@@ -73,14 +94,7 @@ def rank(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinder, max_
         used_anchors.add((anchor.text.lower(), candidate.target))
         if anchor.span:
             used_spans[candidate.source].append(anchor.span)
-    hubs = {target: count for target, count in wanted.items() if count > max_per_target}
-    return queue, hubs
-
-
-def default_max_per_target(candidates: list[Candidate], max_per_page: int) -> int:
-    """2% of the queue the candidates can fill under the per-page cap (at least 1): no target takes over."""
-    per_source = Counter(candidate.source for candidate in candidates)
-    return max(1, int(0.02 * sum(min(count, max_per_page) for count in per_source.values())))
+    return queue, {target: count for target, count in wanted.items() if count > max_per_target}
 
 
 def _free_anchor(anchors: list[Anchor], target: int, used: set[tuple[str, int]], spans: list[tuple[int, int]]) -> Anchor:
