@@ -51,15 +51,16 @@ def rejected_pairs(db: sqlite_utils.Database, corpus: Corpus) -> set[tuple[int, 
 
 
 def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Suggestion]) -> dict[str, int]:
-    """Merge this run's queue into the suggestions table; returns counts of new, kept and done rows."""
+    """Merge this run's queue into the suggestions table; returns how many rows are new and how many became done."""
     now = utc_now()
     db["suggestions"].create(SUGGESTIONS, pk=("source", "target"), if_not_exists=True)
     existing = {(row["source"], row["target"]): row for row in db["suggestions"].rows}
     linked = {(corpus.urls[s], corpus.urls[t]) for s, t in corpus.content_pairs}
-    rows = []
+    rows, new = [], 0
     for item in queue:
         key = (corpus.urls[item.source], corpus.urls[item.target])
         previous = existing.pop(key, None)
+        new += previous is None
         rows.append({
             "source": key[0], "target": key[1], "target_title": corpus.titles[item.target],
             "anchor": item.anchor.text, "anchor_source": item.anchor.source, "context": item.anchor.context,
@@ -68,7 +69,7 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Sugg
             "status": previous["status"] if previous else "pending",
             "first_seen": previous["first_seen"] if previous else now, "last_seen": now,
         })
-    counts = {"new": sum(1 for row in rows if row["first_seen"] == now), "done": 0}
+    counts = {"new": new, "done": 0}
     with db.conn:
         db["suggestions"].upsert_all(rows, pk=("source", "target"))
         for key, row in existing.items():  # not proposed this time

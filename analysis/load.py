@@ -107,23 +107,22 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
     index = corpus.index
     any_region: set[Pair] = set()
     linked_from_content: set[int] = set()  # from any live page's content, listings included
-    for source, target, region, offset, anchor in db.execute(
-        "SELECT links.source, links.target, links.region, links.text_offset, links.anchor FROM links "
-        "JOIN pages ON pages.url = links.source WHERE links.external = 0 AND pages.gone = 0 AND pages.status = 200"
+    for source, target, region, offset, anchor, external in db.execute(
+        "SELECT links.source, links.target, links.region, links.text_offset, links.anchor, links.external FROM links "
+        "JOIN pages ON pages.url = links.source WHERE pages.gone = 0 AND pages.status = 200"
     ):
-        i, j = index.get(source), index.get(resolve.get(target, target))
-        if j is None or resolve.get(source, source) == corpus.urls[j] or (source, target) in hidden:
+        if (source, target) in hidden:
+            continue
+        i = index.get(source)
+        if i is not None and region == "content" and offset is not None:
+            corpus.link_spans[i].append((offset, offset + len(anchor or "")))  # no anchor inside any link
+        j = None if external else index.get(resolve.get(target, target))
+        if j is None or resolve.get(source, source) == corpus.urls[j]:
             continue
         if region == "content":
             linked_from_content.add(j)
-        if i is None:
-            continue
-        if region != "content":
-            any_region.add((i, j))
-        else:
-            corpus.content_pairs.add((i, j))
-            if offset is not None:
-                corpus.link_spans[i].append((offset, offset + len(anchor or "")))
+        if i is not None:
+            (corpus.content_pairs if region == "content" else any_region).add((i, j))
     corpus.template_pairs = any_region - corpus.content_pairs
     counts = Counter(j for _, j in corpus.content_pairs)
     corpus.inbound = [counts[j] for j in range(len(corpus))]

@@ -16,6 +16,10 @@ class Command(ScrapyCrawl):
     def short_desc(self) -> str:
         return "Crawl a site into an SQLite audit database: scrapy crawl site -a url=https://example.com/"
 
+    def long_desc(self) -> str:
+        arguments = "; ".join(f"-a {name}={value}: {meaning}" for name, (value, meaning) in CrawlOptions.HELP.items())
+        return f"{self.short_desc()}. Arguments of the site spider: {arguments}."
+
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if args != [SiteSpider.name]:
             return super().run(args, opts)

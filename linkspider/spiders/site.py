@@ -51,7 +51,16 @@ class CrawlOptions:
     max_query_variants: int = 20
     sites: set[str] = field(default_factory=set)
 
-    ARGUMENTS = ("url", "db", "max_pages", "max_depth", "sitemap", "allow", "max_query_variants")
+    HELP = {
+        "url": ("URL[,URL]", "start URL(s) (required); the crawl stays on their site"),
+        "db": ("PATH", "SQLite database to write (default: <host>.db, a port becoming _PORT)"),
+        "max_pages": ("N", "stop scheduling pages after this many (default: 0, no limit)"),
+        "max_depth": ("N", "follow no links from pages this many clicks deep (default: 50)"),
+        "sitemap": ("true|false", "seed from robots.txt sitemaps and /sitemap.xml too (default: true)"),
+        "allow": ("HOST[,HOST]", "more hosts that belong to the site (default: none)"),
+        "max_query_variants": ("N", "distinct query strings crawled per path (default: 20)"),
+    }
+    ARGUMENTS = tuple(HELP)
 
     @classmethod
     def parse(cls, url: str | None = None, db: str | None = None, max_pages: str | int = 0, max_depth: str | int = 50,

@@ -1,0 +1,688 @@
+"""The analysis stages one at a time, on small crawl databases written by hand, with exact expectations.
+
+Every database here is a fresh one from linkspider.db.open_database with rows inserted as the crawler stores
+them; page texts are real prose from demo/content/posts with the tags stripped. Weights and constants of
+analysis/score.py and analysis/anchors.py are still being tuned, so these tests check mechanisms (what is
+excluded, what is capped, where an anchor may come from), never a particular score.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import html
+import inspect
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis.anchors import Anchor, AnchorFinder, short_title
+from analysis.candidates import Candidate, find_candidates
+from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
+from analysis.index import Keywords, nearest
+from analysis.load import MAX_LINK_DENSITY, Corpus, EmptyCrawl, load_corpus
+from analysis import score
+from analysis.score import Suggestion, rank
+from analysis.words import WORD, is_stop_word, terms
+from conftest import ROOT
+from linkspider.db import open_database
+from linkspider.sentences import sentence_at
+
+POSTS_DIR = ROOT / "demo" / "content" / "posts"
+SLUGS = sorted(path.stem for path in POSTS_DIR.glob("*.html"))
+BASE = "https://blog.example"
+_BLOCK_END = re.compile(r"</(?:p|li|h[1-6]|ul|ol)>")
+_LINK = re.compile(r'<a href="([^"]+)">(.*?)</a>', re.S)
+_TAG = re.compile(r"<[^>]+>")
+
+# Not a word of English, so no coffee post mentions any of it.
+LOREM_TITLE = "Lorem Ipsum Dolor Sit Amet Consectetur Adipiscing"
+LOREM = " ".join([
+    "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed eiusmod tempor incididunt ut labore et dolore",
+    "magna aliqua. Quis nostrud exercitation ullamco laboris nisi aliquip commodo consequat. Duis aute irure",
+    "reprehenderit voluptate velit esse cillum fugiat nulla pariatur. Excepteur sint occaecat cupidatat non",
+    "proident, sunt culpa qui officia deserunt mollit anim id est laborum. Curabitur pretium tincidunt lacus,",
+    "nulla gravida orci. Pellentesque habitant morbi tristique senectus netus malesuada fames turpis egestas.",
+])
+
+
+# --- hand-made crawl databases ---------------------------------------------------------------------------------
+
+
+def _flatten(markup: str) -> str:
+    return " ".join(html.unescape(_TAG.sub("", markup)).split())
+
+
+@dataclass(frozen=True)
+class Prose:
+    title: str
+    text: str  # one line per paragraph, heading and list item, as the extractor writes main_text
+    links: tuple[tuple[str, str, int], ...]  # (href as written, anchor, offset of the anchor in text)
+
+
+@cache
+def prose(slug: str) -> Prose:
+    """A demo post's title, tag-stripped text and links."""
+    _, front, body = (POSTS_DIR / f"{slug}.html").read_text(encoding="utf-8").split("---", 2)
+    title = html.unescape(next(line.split(":", 1)[1].strip() for line in front.splitlines() if line.startswith("title:")))
+    text = "\n".join(line for line in (_flatten(part) for part in _BLOCK_END.split(body)) if line)
+    links, cursor = [], 0
+    for href, inner in _LINK.findall(body):
+        anchor = _flatten(inner)
+        offset = text.index(anchor, cursor)
+        links.append((href, anchor, offset))
+        cursor = offset + len(anchor)
+    return Prose(title, text, tuple(links))
+
+
+def url(path: str) -> str:
+    return path if path.startswith("http") else BASE + path
+
+
+class Site:
+    """A crawl database written row by row, the way `scrapy crawl site` stores pages and links."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db = open_database(path)
+        self.texts: dict[str, str] = {}
+        self.positions: Counter[str] = Counter()
+
+    def page(self, path: str, title: str | None = None, text: str | None = None, *, status: int = 200, is_html: int = 1,
+             noindex: int = 0, canonical: str | None = None, redirect_to: str | None = None, depth: int | None = 1,
+             sitemap_only: int = 0, words: int | None = None, published: str | None = None) -> str:
+        page_url = url(path)
+        self.db["pages"].insert({
+            "url": page_url, "final_url": url(redirect_to) if redirect_to else page_url,
+            "redirect_to": url(redirect_to) if redirect_to else None, "status": status, "is_html": is_html,
+            "title": title, "h1": title, "canonical": url(canonical) if canonical else None, "noindex": noindex,
+            "main_text": text, "word_count": len((text or "").split()) if words is None else words,
+            "content_hash": hashlib.sha1(f"{title}\n{text}".encode()).hexdigest() if text else None,
+            "gone": 0, "depth": depth, "sitemap_only": sitemap_only, "in_sitemap": 1, "published": published,
+        })
+        if text:
+            self.texts[page_url] = text
+        return page_url
+
+    def post(self, path: str, slug: str, **kwargs: object) -> str:
+        return self.page(path, prose(slug).title, prose(slug).text, **kwargs)
+
+    def link(self, source: str, target: str, anchor: str, region: str = "content", offset: int | None = None) -> None:
+        source, target = url(source), url(target)
+        if region == "content" and offset is None:
+            offset = self.texts[source].index(anchor)
+        self.positions[source] += 1
+        self.db["links"].insert({
+            "source": source, "target": target, "anchor": anchor, "region": region,
+            "context": anchor if region == "content" else None, "text_offset": offset if region == "content" else None,
+            "position": self.positions[source], "nofollow": 0, "external": int(not target.startswith(BASE + "/")),
+        })
+
+    def corpus(self, **kwargs: object) -> Corpus:
+        return load_corpus(self.db, **kwargs)
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Site:
+    return Site(tmp_path / "crawl.db")
+
+
+def blog_site(path: Path, slugs: list[str], *, links: bool = True) -> Site:
+    """Posts at /blog/<slug>/ with their real content links between them (links to other posts are left out)."""
+    built = Site(path)
+    for slug in slugs:
+        built.post(f"/blog/{slug}/", slug)
+    if links:
+        for slug in slugs:
+            for href, anchor, offset in prose(slug).links:
+                if href.startswith("/blog/") and href.strip("/").split("/")[-1] in slugs:
+                    built.link(f"/blog/{slug}/", href, anchor, offset=offset)
+    return built
+
+
+def pairs_of(corpus: Corpus, pairs: set[tuple[int, int]]) -> set[tuple[str, str]]:
+    return {(corpus.urls[a], corpus.urls[b]) for a, b in pairs}
+
+
+# --- stage 1: load -----------------------------------------------------------------------------------------------
+
+
+def mixed_site(site: Site) -> None:
+    """Six articles and one of every page that must never be a source or target."""
+    site.post("/a/", "french-press-guide")
+    site.post("/b/", "aeropress-recipes")
+    site.post("/c/", "pour-over-basics")
+    site.post("/d/", "cupping-at-home", sitemap_only=1, depth=None)  # found only through the sitemap
+    site.post("/e/", "travel-coffee-kit")  # linked from the nav only
+    site.post("/f/", "coffee-on-a-budget")  # linked from a listing's content only
+    site.page("/old-b/", status=301, is_html=0, redirect_to="/b/")
+    site.post("/c/print/", "pour-over-basics", canonical="/c/")
+    site.post("/draft/", "espresso-basics", noindex=1)
+    site.post("/missing/", "v60-technique", status=404)
+    thin = " ".join(prose("moka-pot-guide").text.split()[:20])
+    site.page("/thin/", "Moka notes", thin)
+    titles = [prose(slug).title for slug in SLUGS[:12]]
+    site.page("/tags/brewing/", "Brewing", "Posts tagged brewing\n" + "\n".join(titles))
+    for i, title in enumerate(titles):
+        site.link("/tags/brewing/", "/f/" if i == 0 else f"/blog/{SLUGS[i]}/", title)
+    a_links = prose("french-press-guide").links
+    site.link("/a/", "/old-b/", a_links[1][1], offset=a_links[1][2])  # redirects to /b/
+    site.link("/a/", "/c/print/", a_links[2][1], offset=a_links[2][2])  # canonicalised to /c/
+    site.link("/a/", "/missing/", a_links[3][1], offset=a_links[3][2])
+    site.link("/a/", "https://en.wikipedia.org/wiki/French_press", a_links[0][1], offset=a_links[0][2])
+    site.link("/a/", "/e/", "Travel kit", region="nav")
+    site.link("/a/", "/draft/", "Draft", region="nav")
+    b_links = prose("aeropress-recipes").links
+    site.link("/b/", "/c/", b_links[1][1], offset=b_links[1][2])
+    site.link("/b/", "/c/", "Pour-over", region="footer")  # also in content: a content pair, not a template pair
+    site.link("/b/", "/a/", "French press", region="footer")
+    site.link("/c/", "/a/", prose("pour-over-basics").links[1][1], offset=prose("pour-over-basics").links[1][2])
+
+
+def test_only_indexable_self_canonical_articles_are_loaded(site: Site) -> None:
+    mixed_site(site)
+    corpus = site.corpus()
+    assert corpus.urls == [url(path) for path in ("/a/", "/b/", "/c/", "/d/", "/e/", "/f/")]
+    assert corpus.titles[0] == prose("french-press-guide").title and corpus.texts[0] == prose("french-press-guide").text
+
+
+def test_thin_pages_are_left_out_below_min_words(site: Site) -> None:
+    mixed_site(site)
+    assert url("/thin/") not in site.corpus().urls  # 20 words, default min_words 50
+    assert url("/thin/") in site.corpus(min_words=20).urls
+    assert url("/thin/") not in site.corpus(min_words=21).urls
+
+
+@pytest.mark.parametrize("share, loaded", [(0.5, True), (1.0, True), (1.2, False), (2.0, False)])
+def test_listing_pages_are_left_out_by_link_density(site: Site, share: float, loaded: bool) -> None:
+    """A page whose content links cover more than MAX_LINK_DENSITY of its main text is a listing."""
+    site.post("/a/", "french-press-guide")
+    site.post("/b/", "aeropress-recipes")
+    text = prose("pour-over-basics").text
+    link_chars = int(share * MAX_LINK_DENSITY * len(text))  # at share 1.0: at the limit, not over it
+    site.post("/c/", "pour-over-basics")
+    site.link("/c/", "/a/", text[:link_chars], offset=0)
+    assert (url("/c/") in site.corpus().urls) is loaded
+
+
+def test_links_resolve_through_redirects_and_canonicals(site: Site) -> None:
+    mixed_site(site)
+    corpus = site.corpus()
+    assert pairs_of(corpus, corpus.content_pairs) == {
+        (url("/a/"), url("/b/")),  # through /old-b/ (301)
+        (url("/a/"), url("/c/")),  # through /c/print/ (canonical)
+        (url("/b/"), url("/c/")),
+        (url("/c/"), url("/a/")),
+    }
+    assert corpus.inbound == [1, 1, 2, 0, 0, 0]
+
+
+def test_pairs_linked_only_from_the_template_are_template_pairs(site: Site) -> None:
+    mixed_site(site)
+    corpus = site.corpus()
+    assert pairs_of(corpus, corpus.template_pairs) == {(url("/a/"), url("/e/")), (url("/b/"), url("/a/"))}
+    assert not corpus.template_pairs & corpus.content_pairs
+
+
+def test_content_link_spans_are_recorded_per_source(site: Site) -> None:
+    mixed_site(site)
+    corpus = site.corpus()
+    a_links = prose("french-press-guide").links
+    spans = set(corpus.link_spans[0])
+    for _, anchor, offset in (a_links[1], a_links[2]):  # to /old-b/ and /c/print/
+        assert (offset, offset + len(anchor)) in spans
+        assert corpus.texts[0][offset:offset + len(anchor)] == anchor
+
+
+def test_hidden_pairs_are_treated_as_unlinked(site: Site) -> None:
+    mixed_site(site)
+    anchor, offset = prose("french-press-guide").links[1][1:]
+    corpus = site.corpus(hidden={(url("/a/"), url("/old-b/"))})  # (source, target as linked)
+    assert (url("/a/"), url("/b/")) not in pairs_of(corpus, corpus.content_pairs)
+    assert (offset, offset + len(anchor)) not in corpus.link_spans[0]  # the text stays, as after removing the link
+    assert corpus.inbound[1] == 0
+    assert url("/b/") in {orphan["url"] for orphan in corpus.orphans}
+    assert pairs_of(corpus, corpus.content_pairs) == {(url("/a/"), url("/c/")), (url("/b/"), url("/c/")), (url("/c/"), url("/a/"))}
+
+
+def test_orphans_are_pages_without_an_inbound_content_link(site: Site) -> None:
+    mixed_site(site)
+    orphans = site.corpus().orphans
+    assert [orphan["url"] for orphan in orphans] == [url("/d/"), url("/e/")]  # /f/ is linked from a listing's content
+    by_url = {orphan["url"]: orphan for orphan in orphans}
+    assert by_url[url("/d/")]["sitemap_only"] is True and by_url[url("/d/")]["template_inbound"] == 0
+    assert by_url[url("/e/")]["sitemap_only"] is False and by_url[url("/e/")]["template_inbound"] == 1
+    assert by_url[url("/d/")]["title"] == prose("cupping-at-home").title and by_url[url("/d/")]["depth"] is None
+
+
+def test_a_canonical_to_a_page_that_is_not_live_is_ignored(site: Site) -> None:
+    site.post("/a/", "french-press-guide", canonical="/gone/")
+    site.post("/b/", "aeropress-recipes")
+    site.page("/gone/", status=404, is_html=1)
+    assert site.corpus().urls == [url("/a/"), url("/b/")]
+
+
+def test_an_empty_crawl_raises(site: Site) -> None:
+    with pytest.raises(EmptyCrawl, match="only 0 indexable"):
+        site.corpus()
+
+
+def test_a_crawl_with_one_candidate_page_raises(site: Site) -> None:
+    site.post("/a/", "french-press-guide")
+    site.post("/draft/", "espresso-basics", noindex=1)
+    site.post("/missing/", "v60-technique", status=404)
+    site.page("/thin/", "Thin", "Just a few words here.")
+    site.page("/old/", status=301, is_html=0, redirect_to="/a/")
+    with pytest.raises(EmptyCrawl, match="only 1 indexable"):
+        site.corpus()
+
+
+# --- stage 4: candidates -----------------------------------------------------------------------------------------
+
+# Unit vectors with known cosines: (0,1) 0.8, (0,2) 0.96, (1,2) 0.768, (3,4) 0.6, every other pair 0.
+VECTORS = np.array([
+    [1.0, 0.0, 0.0, 0.0, 0.0],
+    [0.8, 0.6, 0.0, 0.0, 0.0],
+    [0.96, 0.0, 0.28, 0.0, 0.0],
+    [0.0, 0.0, 0.0, 1.0, 0.0],
+    [0.0, 0.0, 0.0, 0.6, 0.8],
+], dtype=np.float32)
+Neighbours = tuple[np.ndarray, np.ndarray]
+
+
+@pytest.fixture
+def five(site: Site) -> tuple[Corpus, Keywords]:
+    for i, slug in enumerate(["french-press-guide", "aeropress-recipes", "chemex-guide", "milk-steaming", "roast-levels"]):
+        site.post(f"/p{i}/", slug)
+    site.link("/p0/", "/p1/", prose("french-press-guide").links[1][1])  # content link 0 -> 1
+    site.link("/p3/", "/p4/", "Roast levels", region="nav")  # template link 3 -> 4
+    corpus = site.corpus()
+    assert corpus.urls == [url(f"/p{i}/") for i in range(5)]
+    return corpus, Keywords(corpus.texts)
+
+
+def candidates_of(five: tuple[Corpus, Keywords], threshold: float, max_similarity: float, *,
+                  excluded: set[tuple[int, int]] = frozenset(), mentions: set[tuple[int, int]] = frozenset(),
+                  by_meaning: Neighbours | None = None, by_words: Neighbours | None = None
+                  ) -> tuple[list[Candidate], list[tuple[int, int, float]]]:
+    """find_candidates on the five pages, every page a neighbour of every other unless neighbours are given."""
+    corpus, keywords = five
+    arguments = {
+        "corpus": corpus, "vectors": VECTORS, "keywords": keywords, "threshold": threshold, "max_similarity": max_similarity,
+        "excluded": excluded, "by_meaning": nearest(VECTORS, 10) if by_meaning is None else by_meaning,
+        "by_words": keywords.nearest(10) if by_words is None else by_words,
+    }
+    if "mentions" in inspect.signature(find_candidates).parameters:  # pairs where the source names the target
+        arguments["mentions"] = set(mentions)
+    else:
+        assert not mentions
+    return find_candidates(**arguments)
+
+
+def found(candidates: list[Candidate]) -> set[tuple[int, int, bool]]:
+    return {(c.source, c.target, c.template_linked) for c in candidates}
+
+
+def test_candidates_are_the_unlinked_pairs_in_the_similarity_band(five: tuple[Corpus, Keywords]) -> None:
+    candidates, cannibalised = candidates_of(five, 0.5, 0.9, excluded={(2, 1)})
+    # (0,1) is linked from content, (2,1) excluded (rejected), (0,2) and (2,0) near-duplicates, the rest under 0.5
+    assert found(candidates) == {(1, 0, False), (1, 2, False), (3, 4, True), (4, 3, False)}
+    assert [(a, b) for a, b, _ in cannibalised] == [(0, 2)]
+    assert cannibalised[0][2] == pytest.approx(0.96, abs=1e-5)
+    expected = {(1, 0): 0.8, (1, 2): 0.768, (3, 4): 0.6, (4, 3): 0.6}
+    keywords = five[1]
+    for candidate in candidates:
+        assert candidate.similarity == pytest.approx(expected[candidate.source, candidate.target], abs=1e-5)
+        lexical = keywords.similarity(np.array([candidate.source]), np.array([candidate.target]))[0]
+        assert candidate.lexical == pytest.approx(lexical)
+
+
+def test_threshold_and_exclusions_drop_candidates(five: tuple[Corpus, Keywords]) -> None:
+    assert found(candidates_of(five, 0.7, 0.9)[0]) == {(1, 0, False), (1, 2, False), (2, 1, False)}
+    assert found(candidates_of(five, 0.79, 0.9)[0]) == {(1, 0, False)}
+    assert candidates_of(five, 0.5, 0.9, excluded={(1, 0), (1, 2), (2, 1), (3, 4), (4, 3)})[0] == []
+    # a content-linked pair is never a candidate, whatever the band
+    assert all((c.source, c.target) != (0, 1) for c in candidates_of(five, 0.0, 1.0)[0])
+
+
+def test_pairs_above_max_similarity_are_cannibalisation_once(five: tuple[Corpus, Keywords]) -> None:
+    candidates, cannibalised = candidates_of(five, 0.5, 0.7)
+    assert [(a, b) for a, b, _ in cannibalised] == [(0, 1), (0, 2), (1, 2)]  # a < b, each pair once
+    assert found(candidates) == {(3, 4, True), (4, 3, False)}
+
+
+def test_candidates_come_only_from_the_neighbour_lists(five: tuple[Corpus, Keywords]) -> None:
+    scores = np.zeros((5, 2), dtype=np.float32)
+    by_meaning = (scores, np.array([[0, -1], [1, 2], [2, -1], [3, -1], [4, -1]]))  # self and -1 (missing) entries
+    by_words = (scores, np.array([[0, -1], [1, -1], [2, -1], [3, -1], [4, 3]]))
+    candidates, cannibalised = candidates_of(five, 0.5, 0.9, by_meaning=by_meaning, by_words=by_words)
+    assert found(candidates) == {(1, 2, False), (4, 3, False)} and cannibalised == []
+    only_self = (scores, np.array([[i, -1] for i in range(5)]))
+    assert candidates_of(five, 0.0, 1.0, by_meaning=only_self, by_words=only_self) == ([], [])
+
+
+def test_a_mention_is_a_candidate_below_the_threshold_but_never_a_linked_pair(five: tuple[Corpus, Keywords]) -> None:
+    if "mentions" not in inspect.signature(find_candidates).parameters:
+        pytest.skip("find_candidates takes no mentions")
+    scores = np.zeros((5, 2), dtype=np.float32)
+    only_self = (scores, np.array([[i, -1] for i in range(5)]))
+    # (3,0): similarity 0, mentioned; (0,1): content-linked; (0,2): near-duplicate; (2,1): rejected
+    candidates, cannibalised = candidates_of(five, 0.5, 0.9, mentions={(3, 0), (0, 1), (0, 2), (2, 1)},
+                                             excluded={(2, 1)}, by_meaning=only_self, by_words=only_self)
+    assert [(c.source, c.target, c.mentioned) for c in candidates] == [(3, 0, True)]
+    assert [(a, b) for a, b, _ in cannibalised] == [(0, 2)]
+    assert all(not c.mentioned for c in candidates_of(five, 0.5, 0.9)[0])
+
+
+# --- stage 5a: rank and cap --------------------------------------------------------------------------------------
+
+RANK_SLUGS = ["aeropress-recipes", "burr-vs-blade-grinders", "chemex-guide", "espresso-basics", "french-press-guide",
+              "grind-size-chart", "pour-over-basics", "v60-technique"]
+
+
+@pytest.fixture
+def ranked_site(tmp_path: Path) -> tuple[Corpus, Keywords]:
+    corpus = blog_site(tmp_path / "rank.db", RANK_SLUGS).corpus()
+    return corpus, Keywords(corpus.texts)
+
+
+def every_pair(corpus: Corpus, keywords: Keywords, similarity: float = 0.6) -> list[Candidate]:
+    pairs = [(s, t) for s in range(len(corpus)) for t in range(len(corpus)) if s != t and (s, t) not in corpus.content_pairs]
+    lexical = keywords.similarity(np.array([s for s, _ in pairs]), np.array([t for _, t in pairs]))
+    return [Candidate(source=s, target=t, similarity=similarity, lexical=float(words), template_linked=False)
+            for (s, t), words in zip(pairs, lexical)]
+
+
+def ranked(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinder, max_per_page: int,
+           max_per_target: int) -> tuple[list[Suggestion], dict[int, int]]:
+    """rank with both caps given: (queue, hubs); a rank that also returns the cap it used must return the one given."""
+    result = rank(corpus, candidates, finder, max_per_page, max_per_target)
+    if len(result) == 3:
+        assert result[2] == max_per_target
+    return result[0], result[1]
+
+
+def assert_sorted(queue: list[Suggestion]) -> None:
+    assert [item.score for item in queue] == sorted((item.score for item in queue), reverse=True)
+
+
+@pytest.mark.parametrize("per_page, per_target", [(1, 1), (2, 2), (2, 3), (3, 2), (4, 1), (1, 4)])
+def test_rank_fills_the_queue_in_score_order_under_both_caps(ranked_site: tuple[Corpus, Keywords], per_page: int,
+                                                            per_target: int) -> None:
+    corpus, keywords = ranked_site
+    candidates = every_pair(corpus, keywords)
+    full, no_hubs = ranked(corpus, candidates, AnchorFinder(corpus, keywords), len(corpus), len(corpus))
+    assert len(full) == len(candidates) and no_hubs == {}
+    assert_sorted(full)
+    queue, hubs = ranked(corpus, candidates, AnchorFinder(corpus, keywords), per_page, per_target)
+    assert_sorted(queue)
+    expected, per_source, per_target_count, skipped_for_target = [], Counter(), Counter(), set()
+    for item in full:  # the greedy fill, in the uncapped order
+        if per_source[item.source] >= per_page:
+            continue
+        if per_target_count[item.target] >= per_target:
+            skipped_for_target.add(item.target)
+            continue
+        expected.append((item.source, item.target, item.score))
+        per_source[item.source] += 1
+        per_target_count[item.target] += 1
+    assert [(item.source, item.target, item.score) for item in queue] == expected
+    assert max(Counter(item.source for item in queue).values()) <= per_page
+    assert max(Counter(item.target for item in queue).values()) <= per_target
+    assert set(hubs) == skipped_for_target
+    for target, wanted in hubs.items():
+        assert wanted > per_target and per_target_count[target] == per_target
+
+
+def test_max_per_page_keeps_exactly_the_best(ranked_site: tuple[Corpus, Keywords]) -> None:
+    corpus, keywords = ranked_site
+    candidates = [c for c in every_pair(corpus, keywords) if c.source == 0]
+    assert len(candidates) >= 5
+    full, _ = ranked(corpus, candidates, AnchorFinder(corpus, keywords), 10, 10)
+    queue, hubs = ranked(corpus, candidates, AnchorFinder(corpus, keywords), 3, 10)
+    assert [(item.target, item.score) for item in queue] == [(item.target, item.score) for item in full[:3]]
+    assert hubs == {}
+
+
+def test_max_per_target_keeps_exactly_the_best_and_reports_the_hub(ranked_site: tuple[Corpus, Keywords]) -> None:
+    corpus, keywords = ranked_site
+    target = len(corpus) - 1
+    candidates = [c for c in every_pair(corpus, keywords) if c.target == target]
+    wanted = len(candidates)
+    assert wanted >= 5
+    full, hubs = ranked(corpus, candidates, AnchorFinder(corpus, keywords), 4, wanted)
+    assert len(full) == wanted and hubs == {}
+    queue, hubs = ranked(corpus, candidates, AnchorFinder(corpus, keywords), 4, 2)
+    assert [(item.source, item.score) for item in queue] == [(item.source, item.score) for item in full[:2]]
+    assert hubs == {target: wanted}
+
+
+@pytest.mark.parametrize("per_page", [1, 2, 4])
+def test_the_default_hub_cap_keeps_every_target_within_its_share(ranked_site: tuple[Corpus, Keywords], per_page: int) -> None:
+    parameter = inspect.signature(rank).parameters["max_per_target"]
+    if parameter.default is inspect.Parameter.empty:
+        pytest.skip("rank has no default per-target cap")
+    corpus, keywords = ranked_site
+    candidates = every_pair(corpus, keywords)
+    queue, hubs, cap = rank(corpus, candidates, AnchorFinder(corpus, keywords), per_page)
+    assert cap >= score.MIN_CAP
+    assert cap == score.MIN_CAP or cap <= score.MAX_TARGET_SHARE * len(queue)
+    assert max(Counter(item.target for item in queue).values()) <= cap
+    assert (queue, hubs) == ranked(corpus, candidates, AnchorFinder(corpus, keywords), per_page, cap)
+
+
+def test_the_same_anchor_is_not_used_twice_for_a_target(tmp_path: Path) -> None:
+    built = blog_site(tmp_path / "twins.db", SLUGS, links=False)
+    twin = built.post("/blog/zz-twin/", "aeropress-recipes")  # the same text as /blog/aeropress-recipes/
+    corpus = built.corpus()
+    keywords = Keywords(corpus.texts)
+    finder = AnchorFinder(corpus, keywords)
+    first, second = corpus.urls.index(url("/blog/aeropress-recipes/")), corpus.urls.index(twin)
+    target = next(t for t in range(len(corpus)) if t not in (first, second) and finder.anchors(first, t)[0].source == "text")
+    options = finder.anchors(second, target)
+    assert finder.anchors(first, target) == options  # left alone, both would take the same anchor
+    candidates = [Candidate(source=s, target=target, similarity=0.6, lexical=0.1, template_linked=False) for s in (first, second)]
+    queue, _ = ranked(corpus, candidates, finder, 4, 4)
+    anchors = {item.source: item.anchor for item in queue}
+    assert anchors[first] == options[0]
+    assert anchors[second] == next(anchor for anchor in options if anchor.text.lower() != options[0].text.lower())
+
+
+def test_queue_anchors_are_distinct_per_target_and_apart_per_source(tmp_path: Path) -> None:
+    corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
+    keywords = Keywords(corpus.texts)
+    queue, _ = ranked(corpus, every_pair(corpus, keywords), AnchorFinder(corpus, keywords), 4, 6)
+    text_anchors = [(item.anchor.text.lower(), item.target) for item in queue if item.anchor.source == "text"]
+    assert text_anchors and len(text_anchors) == len(set(text_anchors))
+    for source in {item.source for item in queue}:
+        spans = sorted(item.anchor.span for item in queue if item.source == source and item.anchor.span)
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+
+
+# --- stage 5b: anchors -------------------------------------------------------------------------------------------
+
+
+def assert_text_anchor(corpus: Corpus, source: int, anchor: Anchor) -> None:
+    text = corpus.texts[source]
+    words = WORD.findall(anchor.text)
+    assert 2 <= len(words) <= 6, anchor
+    assert not is_stop_word(words[0]) and not is_stop_word(words[-1]), anchor
+    assert text[anchor.offset:anchor.offset + len(anchor.text)] == anchor.text
+    start, end = sentence_at(text, anchor.offset)
+    assert anchor.context == text[start:end] and anchor.text in anchor.context
+    assert anchor.offset + len(anchor.text) <= end
+    for link in corpus.link_spans[source]:
+        assert not (anchor.span[0] < link[1] and link[0] < anchor.span[1]), (anchor, link)
+
+
+def test_every_anchor_is_a_phrase_of_the_source_or_the_title(tmp_path: Path) -> None:
+    corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
+    assert sum(len(spans) for spans in corpus.link_spans) > 50
+    finder = AnchorFinder(corpus, Keywords(corpus.texts))
+    text_anchors = 0
+    for source in range(len(corpus)):
+        for target in range(len(corpus)):
+            if source == target:
+                continue
+            anchors = finder.anchors(source, target)
+            assert anchors[-1] == Anchor(short_title(corpus.titles[target]), "title", 0.0)
+            assert all(anchor.source == "text" for anchor in anchors[:-1])
+            assert [a.strength for a in anchors[:-1]] == sorted((a.strength for a in anchors[:-1]), reverse=True)
+            for anchor in anchors[:-1]:
+                assert_text_anchor(corpus, source, anchor)
+                text_anchors += 1
+            spans = sorted(anchor.span for anchor in anchors[:-1])
+            assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))  # alternatives never overlap
+    assert text_anchors > 100
+
+
+def test_the_title_is_the_anchor_when_the_source_never_mentions_the_target(tmp_path: Path) -> None:
+    built = blog_site(tmp_path / "lorem.db", SLUGS[:10], links=False)
+    built.page("/lorem/", LOREM_TITLE, LOREM)
+    corpus = built.corpus()
+    target = corpus.urls.index(url("/lorem/"))
+    lorem_terms = set(terms(f"{LOREM_TITLE} {LOREM}"))
+    finder = AnchorFinder(corpus, Keywords(corpus.texts))
+    fallback = Anchor("Lorem Ipsum Dolor Sit Amet Consectetur", "title", 0.0)  # the title, cut at six words
+    assert short_title(LOREM_TITLE) == fallback.text
+    sources = [s for s in range(len(corpus)) if s != target]
+    for source in sources:
+        assert not lorem_terms & set(terms(corpus.texts[source]))
+        assert finder.anchors(source, target) == [fallback]
+    candidates = [Candidate(source=s, target=target, similarity=0.6, lexical=0.0, template_linked=False) for s in sources[:3]]
+    queue, _ = ranked(corpus, candidates, finder, 4, 4)
+    assert [(item.anchor.text, item.anchor.source, item.anchor.offset) for item in queue] == [(fallback.text, "title", None)] * 3
+
+
+def best_text_pair(corpus: Corpus, finder: AnchorFinder) -> tuple[int, int, Anchor]:
+    """A (source, target) pair whose best anchor is a phrase of the source, and that phrase."""
+    for source in range(len(corpus)):
+        for target in range(len(corpus)):
+            if source != target and (anchor := finder.anchors(source, target)[0]).source == "text":
+                return source, target, anchor
+    raise AssertionError("no text anchor on the whole corpus")
+
+
+def linked_over_anchor(tmp_path: Path, link_to: str) -> tuple[Anchor, list[Anchor]]:
+    """The best anchor of a pair, then the pair's anchors once the source links elsewhere on exactly that phrase."""
+    slugs = SLUGS[:14]
+    corpus = blog_site(tmp_path / "before.db", slugs, links=False).corpus()
+    source, target, anchor = best_text_pair(corpus, AnchorFinder(corpus, Keywords(corpus.texts)))
+    other = next(url(f"/blog/{slug}/") for slug in slugs if url(f"/blog/{slug}/") not in (corpus.urls[source], corpus.urls[target]))
+    after = blog_site(tmp_path / "after.db", slugs, links=False)
+    after.page("/missing/", "Not found", "This page does not exist.", status=404)
+    after.post("/draft/", "espresso-basics", noindex=1)
+    after.page("/tags/x/", "Tag", "\n".join(prose(slug).title for slug in slugs))
+    for slug in slugs:
+        after.link("/tags/x/", f"/blog/{slug}/", prose(slug).title)
+    targets = {"candidate": other, "external": "https://en.wikipedia.org/wiki/Coffee", "404": "/missing/",
+               "noindex": "/draft/", "listing": "/tags/x/"}
+    after.link(corpus.urls[source], targets[link_to], anchor.text, offset=anchor.offset)
+    linked = after.corpus()
+    assert linked.urls == corpus.urls
+    return anchor, AnchorFinder(linked, Keywords(linked.texts)).anchors(source, target)
+
+
+def overlapping(anchor: Anchor, anchors: list[Anchor]) -> list[Anchor]:
+    return [a for a in anchors if a.span and a.span[0] < anchor.span[1] and anchor.span[0] < a.span[1]]
+
+
+def test_an_anchor_never_overlaps_an_existing_link_to_a_page(tmp_path: Path) -> None:
+    anchor, anchors = linked_over_anchor(tmp_path, "candidate")
+    assert anchor not in anchors and overlapping(anchor, anchors) == []
+
+
+@pytest.mark.parametrize("link_to", ["external", "404", "noindex", "listing"])
+def test_an_anchor_never_overlaps_an_existing_link_to_anywhere(tmp_path: Path, link_to: str) -> None:
+    anchor, anchors = linked_over_anchor(tmp_path, link_to)
+    assert overlapping(anchor, anchors) == []
+
+
+# --- stage 5c: export --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["=SUM(1)", "+1", "-1", "@x", "\tx", "\rx", "=", "-"])
+def test_formula_like_cells_get_a_leading_quote(value: str) -> None:
+    assert neutralise(value) == "'" + value
+
+
+@pytest.mark.parametrize("value", ["", "plain text", "a=b", "1+1", "x-1", " =1", "'=quoted", 1, -1, 0.5, -0.25, None])
+def test_other_cells_are_unchanged(value: object) -> None:
+    assert neutralise(value) == value and type(neutralise(value)) is type(value)
+
+
+def suggestion(source: int, target: int, score: float, anchor: str = "brew guide", offset: int | None = 0) -> Suggestion:
+    return Suggestion(source=source, target=target, similarity=0.5, score=score,
+                      anchor=Anchor(anchor, "text" if offset is not None else "title", 0.5, offset, f"A {anchor} sentence."),
+                      template_linked=False)
+
+
+@pytest.fixture
+def export_site(tmp_path: Path) -> Site:
+    return blog_site(tmp_path / "export.db", SLUGS[:6], links=False)
+
+
+def statuses(site: Site) -> dict[tuple[int, int], tuple[str, str, str]]:
+    index = site.corpus().index
+    return {(index[row["source"]], index[row["target"]]): (row["status"], row["first_seen"], row["last_seen"])
+            for row in site.db["suggestions"].rows}
+
+
+def test_save_suggestions_keeps_decisions_across_runs(export_site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = export_site.corpus()
+    monkeypatch.setattr("analysis.export.utc_now", lambda: "T1")
+    first = [suggestion(0, 1, 0.9), suggestion(0, 2, 0.8), suggestion(0, 3, 0.7), suggestion(1, 2, 0.6),
+             suggestion(1, 3, 0.5), suggestion(2, 3, 0.4), suggestion(2, 4, 0.3), suggestion(3, 4, 0.2)]
+    assert save_suggestions(export_site.db, corpus, first) == {"new": 8, "done": 0}
+    assert {pair: status for pair, (status, _, _) in statuses(export_site).items()} == {
+        (item.source, item.target): "pending" for item in first}
+    decisions = {(0, 1): "approved", (0, 2): "rejected", (1, 3): "approved", (2, 3): "approved", (2, 4): "rejected"}
+    for (s, t), status in decisions.items():
+        export_site.db["suggestions"].update((corpus.urls[s], corpus.urls[t]), {"status": status})
+    assert rejected_pairs(export_site.db, corpus) == {(0, 2), (2, 4)}
+    for s, t in ((1, 2), (1, 3), (2, 4)):  # an editor added these links; the site was crawled again
+        export_site.link(corpus.urls[s], corpus.urls[t], corpus.texts[s].split("\n")[0][:20])
+    corpus = export_site.corpus()
+    monkeypatch.setattr("analysis.export.utc_now", lambda: "T2")
+    second = [suggestion(0, 1, 0.95, "new anchor"), suggestion(3, 4, 0.2), suggestion(4, 5, 0.1)]
+    assert save_suggestions(export_site.db, corpus, second) == {"new": 1, "done": 2}
+    assert statuses(export_site) == {
+        (0, 1): ("approved", "T1", "T2"),  # proposed again: the decision stays
+        (0, 2): ("rejected", "T1", "T1"),  # not proposed: kept
+        (1, 2): ("done", "T1", "T2"),  # pending, now linked
+        (1, 3): ("done", "T1", "T2"),  # approved, now linked
+        (2, 3): ("approved", "T1", "T1"),  # not proposed, not linked: kept
+        (2, 4): ("rejected", "T1", "T1"),  # rejected stays rejected, linked or not
+        (3, 4): ("pending", "T1", "T2"),
+        (4, 5): ("pending", "T2", "T2"),
+    }  # (0, 3) was pending, not proposed and not linked: dropped
+    assert export_site.db["suggestions"].get((corpus.urls[0], corpus.urls[1]))["anchor"] == "new anchor"
+
+
+def test_a_rerun_in_the_same_second_reports_nothing_new(export_site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = export_site.corpus()
+    monkeypatch.setattr("analysis.export.utc_now", lambda: "2025-01-01T00:00:00+00:00")
+    queue = [suggestion(0, 1, 0.9), suggestion(1, 2, 0.8)]
+    assert save_suggestions(export_site.db, corpus, queue)["new"] == 2
+    assert save_suggestions(export_site.db, corpus, queue)["new"] == 0
+
+
+def test_export_csv_is_sorted_and_neutralised(export_site: Site, tmp_path: Path) -> None:
+    corpus = export_site.corpus()
+    queue = [suggestion(0, 1, 0.5, "=HYPERLINK(x)"), suggestion(1, 2, 0.9, "-5 grams"), suggestion(2, 3, 0.7, "plain words"),
+             suggestion(3, 4, 0.1, short_title(corpus.titles[4]), offset=None)]
+    save_suggestions(export_site.db, corpus, queue)
+    path = tmp_path / "queue.csv"
+    assert export_csv(export_site.db, path) == 4
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == CSV_HEADER == ["from", "to", "to_title", "anchor", "anchor_source", "context", "similarity", "score", "status"]
+    assert [row[3] for row in rows[1:]] == ["'-5 grams", "plain words", "'=HYPERLINK(x)", short_title(corpus.titles[4])]
+    assert [float(row[7]) for row in rows[1:]] == [0.9, 0.7, 0.5, 0.1]
+    assert rows[1][:3] == [corpus.urls[1], corpus.urls[2], corpus.titles[2]]
+    assert [row[4] for row in rows[1:]] == ["text", "text", "text", "title"] and {row[8] for row in rows[1:]} == {"pending"}
