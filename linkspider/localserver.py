@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -81,9 +81,8 @@ def make_server(directory: str | Path, port: int = 0) -> ThreadingHTTPServer:
 
 
 @contextmanager
-def serve(directory: str | Path, port: int = 0) -> Iterator[str]:
-    """Serve directory in a background thread; yields its base URL, `http://127.0.0.1:PORT/`."""
-    server = make_server(directory, port)
+def running(server: ThreadingHTTPServer) -> Iterator[str]:
+    """Run a server in a background thread; yields its base URL, `http://127.0.0.1:PORT/`."""
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -91,6 +90,11 @@ def serve(directory: str | Path, port: int = 0) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def serve(directory: str | Path, port: int = 0) -> AbstractContextManager[str]:
+    """Serve directory in a background thread (use with `with`); yields its base URL."""
+    return running(make_server(directory, port))
 
 
 def main() -> None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+from linkspider.localserver import running
 
 PAGE = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{title}</title></head><body>{body}</body></html>"
 PROSE = "<p>This page has a paragraph of ordinary prose so that the extractor has some main content to keep.</p>"
@@ -91,15 +91,8 @@ class BadSiteHandler(BaseHTTPRequestHandler):
         """Quiet."""
 
 
-@contextmanager
-def serve_bad_site(delay: float = 0.0) -> Iterator[str]:
-    handler = type("Handler", (BadSiteHandler,), {"delay": delay})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+def serve_bad_site(delay: float = 0.0) -> AbstractContextManager[str]:
+    """The bad site on a free port of 127.0.0.1 (use with `with`); yields its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (BadSiteHandler,), {"delay": delay}))
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    return running(server)

@@ -29,6 +29,17 @@ def url_of(run: CrawlRun, path: str) -> str:
     return run.base.rstrip("/") + path  # type: ignore[attr-defined]
 
 
+def wait_for_pages(db_path: Path, count: int, timeout: float) -> None:
+    """Poll the database a crawl is writing until it holds count pages."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if db_path.exists() and "pages" in (db := sqlite_utils.Database(db_path)).table_names():
+            if db.execute("SELECT count(*) FROM pages").fetchone()[0] >= count:
+                return
+        time.sleep(0.1)
+    raise AssertionError(f"the crawl wrote fewer than {count} pages in {timeout} s")
+
+
 def assert_sound(db_path: Path) -> None:
     assert sqlite_utils.Database(db_path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
@@ -135,7 +146,7 @@ def test_ctrl_c_leaves_a_consistent_database_and_a_rerun_completes(tmp_path: Pat
         command = [*SCRAPY, "crawl", "site", "-a", f"url={url}", "-a", f"db={db_path}", "-s", "AUTOTHROTTLE_ENABLED=False",
                    "-s", "SQLITE_BATCH_SIZE=5", "-s", "LOG_LEVEL=WARNING"]
         process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(4)
+        wait_for_pages(db_path, 5, timeout=60)  # mid-crawl: a first batch is written, the calendar goes on
         process.send_signal(signal.SIGINT)
         _, stderr = process.communicate(timeout=60)
         assert process.returncode == 1 and "interrupted" in stderr
