@@ -34,6 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
                         help="where to run the model (default: auto, a GPU when there is one)")
     parser.add_argument("--no-progress", action="store_true", help="no embedding progress bar")
+    parser.add_argument("--approved-only", action="store_true",
+                        help="measure the impact of the approved suggestions only (default: pending and approved)")
     backtest = parser.add_argument_group("backtest (measure suggestion quality on the site's own links)")
     backtest.add_argument("--backtest", action="store_true",
                           help="hide a share of the site's editorial links, analyse, report how many come back "
@@ -60,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
     options = Options(model=args.model, threshold=args.threshold, max_similarity=args.max_similarity,
                       max_per_page=args.max_per_page, max_per_target=args.max_per_target, min_words=args.min_words,
-                      device=args.device, csv=args.csv, progress=not args.no_progress)
+                      device=args.device, csv=args.csv, progress=not args.no_progress, approved_only=args.approved_only)
     try:
         if args.backtest:
             from analysis.backtest import run_backtest, table

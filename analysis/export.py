@@ -2,7 +2,8 @@
 
 A person's decisions survive re-runs: an approved, rejected or done suggestion keeps its status;
 a pending one that is no longer proposed is dropped; one whose link now exists becomes done.
-Every CSV cell is neutralised against spreadsheet formula injection.
+Every CSV cell is neutralised against spreadsheet formula injection. The gain columns are filled
+by impact.py; the CSV shows them as one readable `gain` cell and breaks score ties by them.
 """
 
 from __future__ import annotations
@@ -15,14 +16,18 @@ import sqlite_utils
 
 from analysis.load import Corpus
 from analysis.score import Suggestion
-from linkspider.db import utc_now
+from linkspider.db import add_missing_columns, utc_now
 
 SUGGESTIONS = {
     "source": str, "target": str, "target_title": str, "anchor": str, "anchor_source": str, "context": str,
     "offset": int, "similarity": float, "score": float, "template_linked": int, "status": str,
     "first_seen": str, "last_seen": str,
+    "depth_before": int, "depth_after": int, "pagerank_gain": float,  # the target's, with this link alone (impact.py)
 }
-CSV_HEADER = ["from", "to", "to_title", "anchor", "anchor_source", "context", "similarity", "score", "status"]
+CSV_HEADER = ["from", "to", "to_title", "anchor", "anchor_source", "context", "similarity", "score", "status", "gain"]
+# Best score first; ties go to the larger gain: clicks saved (an unreachable target counts as very deep), then PageRank.
+QUEUE_ORDER = ("score DESC, coalesce(depth_before, 1e9) - coalesce(depth_after, 1e9) DESC, pagerank_gain DESC, "
+               "source, target")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 STATUSES = ("pending", "approved", "rejected", "done")
 
@@ -54,6 +59,7 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Sugg
     """Merge this run's queue into the suggestions table; returns how many rows are new and how many became done."""
     now = utc_now()
     db["suggestions"].create(SUGGESTIONS, pk=("source", "target"), if_not_exists=True)
+    add_missing_columns(db["suggestions"], SUGGESTIONS)
     existing = {(row["source"], row["target"]): row for row in db["suggestions"].rows}
     linked = {(corpus.urls[s], corpus.urls[t]) for s, t in corpus.content_pairs}
     rows, new = [], 0
@@ -82,34 +88,44 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Sugg
 
 
 def export_csv(db: sqlite_utils.Database, path: Path) -> int:
-    """The suggestions table as the review CSV, best score first; returns the number of rows."""
+    """The suggestions table as the review CSV in QUEUE_ORDER; returns the number of rows."""
     rows = list(db.execute(
-        "SELECT source, target, target_title, anchor, anchor_source, context, similarity, score, status "
-        "FROM suggestions ORDER BY score DESC, source, target"
+        "SELECT source, target, target_title, anchor, anchor_source, context, similarity, score, status, "
+        f"depth_before, depth_after, pagerank_gain FROM suggestions ORDER BY {QUEUE_ORDER}"
     ))
-    write_csv(path, CSV_HEADER, rows)
+    write_csv(path, CSV_HEADER, (row[:9] + (gain_text(*row[9:]),) for row in rows))
     return len(rows)
+
+
+def gain_text(depth_before: int | None, depth_after: int | None, pagerank_gain: float | None) -> str:
+    """A marginal gain in words, e.g. "depth 4 -> 2, PageRank +31.0%"; empty until impact.py measured it."""
+    if pagerank_gain is None:
+        return ""
+    pagerank = f"PageRank {pagerank_gain:+.1%}"
+    if depth_after == depth_before:
+        return pagerank
+    return f"depth {'unreachable' if depth_before is None else depth_before} -> {depth_after}, {pagerank}"
 
 
 def save_cannibalization(db: sqlite_utils.Database, corpus: Corpus, pairs: list[tuple[int, int, float]], path: Path) -> None:
     rows = [{"page": corpus.urls[a], "other": corpus.urls[b], "similarity": round(similarity, 4),
              "page_title": corpus.titles[a], "other_title": corpus.titles[b]} for a, b, similarity in pairs]
-    _replace_table(db, "cannibalization", rows, {"page": str, "other": str, "similarity": float, "page_title": str, "other_title": str})
+    replace_table(db, "cannibalization", rows, {"page": str, "other": str, "similarity": float, "page_title": str, "other_title": str})
     write_csv(path, ["page", "other", "similarity", "page_title", "other_title"], (row.values() for row in rows))
 
 
 def save_orphans(db: sqlite_utils.Database, corpus: Corpus) -> None:
-    _replace_table(db, "orphans", corpus.orphans,
-                   {"url": str, "title": str, "depth": int, "sitemap_only": int, "template_inbound": int})
+    replace_table(db, "orphans", corpus.orphans,
+                  {"url": str, "title": str, "depth": int, "sitemap_only": int, "template_inbound": int})
 
 
 def save_hubs(db: sqlite_utils.Database, corpus: Corpus, hubs: dict[int, int], cap: int) -> None:
     rows = [{"target": corpus.urls[t], "title": corpus.titles[t], "wanted": wanted, "kept": cap}
             for t, wanted in sorted(hubs.items(), key=lambda item: -item[1])]
-    _replace_table(db, "hubs", rows, {"target": str, "title": str, "wanted": int, "kept": int})
+    replace_table(db, "hubs", rows, {"target": str, "title": str, "wanted": int, "kept": int})
 
 
-def _replace_table(db: sqlite_utils.Database, name: str, rows: list[dict], columns: dict) -> None:
+def replace_table(db: sqlite_utils.Database, name: str, rows: list[dict], columns: dict) -> None:
     """A derived table is rewritten whole on every run, in one transaction."""
     with db.conn:
         db[name].drop(ignore=True)

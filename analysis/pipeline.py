@@ -18,6 +18,7 @@ from analysis.anchors import COMMON_SHARE, AnchorFinder
 from analysis.candidates import find_candidates
 from analysis.embed import DEFAULT_MODEL, embed_pages, page_text
 from analysis.export import export_csv, rejected_pairs, save_cannibalization, save_hubs, save_orphans, save_suggestions
+from analysis.impact import Impact, measure_impact
 from analysis.index import Keywords, nearest
 from analysis.load import Corpus, Pair, load_corpus
 from analysis.score import Suggestion, rank
@@ -41,6 +42,7 @@ class Options:
     device: str = "auto"
     csv: Path | None = None
     progress: bool = True
+    approved_only: bool = False  # the impact of the approved suggestions only (default: pending and approved)
 
 
 @dataclass
@@ -63,6 +65,7 @@ class Result:
     counts: dict[str, int]
     csv: Path
     cannibalization_csv: Path
+    impact: Impact
 
 
 @contextmanager
@@ -114,5 +117,8 @@ def run(db_path: str | Path, options: Options) -> Result:
         save_cannibalization(db, corpus, proposal.cannibalised, cannibalization_csv)
         save_orphans(db, corpus)
         save_hubs(db, corpus, proposal.hubs, proposal.max_per_target)
-        counts["rows"] = export_csv(db, csv_path)
-    return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv)
+    with timed(timings, "impact"):
+        impact = measure_impact(db, options.approved_only)
+    with timed(timings, "export"):
+        counts["rows"] = export_csv(db, csv_path)  # after the impact: the CSV shows each suggestion's gain
+    return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv, impact)

@@ -18,8 +18,9 @@ def summary(result: Result) -> str:
         f"  suggestions: {len(proposal.queue)} ({result.counts['new']} new, {result.counts['done']} done since last run)",
         f"  hubs (capped at {proposal.max_per_target} per target): {len(proposal.hubs)}; orphans: {len(corpus.orphans)}; "
         f"cannibalisation pairs: {len(proposal.cannibalised)}",
+        f"  with the {result.impact.applied} queued links: {result.impact.headline()}",
         f"  time: {stages}",
-        f"  wrote: {result.csv}, {result.cannibalization_csv}, tables suggestions/orphans/hubs/cannibalization",
+        f"  wrote: {result.csv}, {result.cannibalization_csv}, tables suggestions/orphans/hubs/cannibalization/impact/impact_summary",
     ]
     if proposal.queue:
         lines.append(f"Top {min(TOP, len(proposal.queue))} suggestions:")

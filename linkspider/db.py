@@ -103,12 +103,17 @@ def create_schema(db: sqlite_utils.Database) -> None:
         db["crawls"].create(CRAWLS, pk="id", if_not_exists=True)
         db["sitemap_entries"].create(SITEMAP_ENTRIES, pk="url", if_not_exists=True)
         for name, columns in (("pages", PAGES), ("links", LINKS), ("redirects", REDIRECTS), ("crawls", CRAWLS)):
-            existing = db[name].columns_dict
-            for column, kind in columns.items():
-                if column not in existing:  # a database from an older linkspider gains the new columns
-                    db[name].add_column(column, kind)
+            add_missing_columns(db[name], columns)
     db["links"].create_index(["source"], if_not_exists=True)
     db["links"].create_index(["target"], if_not_exists=True)
+
+
+def add_missing_columns(table: sqlite_utils.db.Table, columns: dict[str, type]) -> None:
+    """A table written by an older linkspider gains the columns it lacks; nothing else changes."""
+    existing = table.columns_dict
+    for column, kind in columns.items():
+        if column not in existing:
+            table.add_column(column, kind)
 
 
 def open_existing(path: str | Path) -> sqlite_utils.Database:

@@ -28,7 +28,7 @@ from linkspider.db import open_database
 
 ANALYZE = [*SCRAPY, "analyze"]
 PYTHON_M_ANALYSIS = [sys.executable, "-m", "analysis"]
-CSV_HEADER = ["from", "to", "to_title", "anchor", "anchor_source", "context", "similarity", "score", "status"]
+CSV_HEADER = ["from", "to", "to_title", "anchor", "anchor_source", "context", "similarity", "score", "status", "gain"]
 STAGES = ("load", "embed", "index", "candidates", "rank+anchor", "export")
 MAX_PER_PAGE = 4  # the default of --max-per-page
 MAX_SIMILARITY = 0.9  # the default of --max-similarity
@@ -110,6 +110,7 @@ def test_csv_rows_are_absolute_urls_sorted_by_score(analysed: Analysed) -> None:
             assert len(row) == len(CSV_HEADER)
             assert row[0].startswith(analysed.base) and row[1].startswith(analysed.base) and row[0] != row[1]
             assert row[4] in ("text", "title") and row[8] == "pending"
+            assert re.fullmatch(r"(depth (\d+|unreachable) -> \d+, )?PageRank \+\d+\.\d%", row[9]), row[9]
             assert -1.0 <= float(row[6]) <= MAX_SIMILARITY  # above it a pair is cannibalisation, not a suggestion
         scores = [float(row[7]) for row in rows[1:]]
         assert scores == sorted(scores, reverse=True)

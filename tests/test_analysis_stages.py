@@ -681,8 +681,10 @@ def test_export_csv_is_sorted_and_neutralised(export_site: Site, tmp_path: Path)
     assert export_csv(export_site.db, path) == 4
     with open(path, newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
-    assert rows[0] == CSV_HEADER == ["from", "to", "to_title", "anchor", "anchor_source", "context", "similarity", "score", "status"]
+    assert rows[0] == CSV_HEADER == ["from", "to", "to_title", "anchor", "anchor_source", "context", "similarity", "score", "status",
+                                     "gain"]
     assert [row[3] for row in rows[1:]] == ["'-5 grams", "plain words", "'=HYPERLINK(x)", short_title(corpus.titles[4])]
     assert [float(row[7]) for row in rows[1:]] == [0.9, 0.7, 0.5, 0.1]
     assert rows[1][:3] == [corpus.urls[1], corpus.urls[2], corpus.titles[2]]
     assert [row[4] for row in rows[1:]] == ["text", "text", "text", "title"] and {row[8] for row in rows[1:]} == {"pending"}
+    assert {row[9] for row in rows[1:]} == {""}  # no gain until impact.py has measured the queue
