@@ -21,6 +21,7 @@ from analysis.export import export_csv, rejected_pairs, save_cannibalization, sa
 from analysis.impact import Impact, measure_impact
 from analysis.index import Keywords, nearest
 from analysis.load import Corpus, Pair, load_corpus
+from analysis.report import write_report
 from analysis.score import Suggestion, rank
 from linkspider.db import open_existing
 
@@ -66,6 +67,7 @@ class Result:
     csv: Path
     cannibalization_csv: Path
     impact: Impact
+    report: Path
 
 
 @contextmanager
@@ -121,4 +123,6 @@ def run(db_path: str | Path, options: Options) -> Result:
         impact = measure_impact(db, options.approved_only)
     with timed(timings, "export"):
         counts["rows"] = export_csv(db, csv_path)  # after the impact: the CSV shows each suggestion's gain
-    return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv, impact)
+    with timed(timings, "report"):
+        report = write_report(db, impact, db_path.with_suffix(".report.html"), (proposal.threshold, options.max_similarity))
+    return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv, impact, report)

@@ -20,7 +20,8 @@ def summary(result: Result) -> str:
         f"cannibalisation pairs: {len(proposal.cannibalised)}",
         f"  with the {result.impact.applied} queued links: {result.impact.headline()}",
         f"  time: {stages}",
-        f"  wrote: {result.csv}, {result.cannibalization_csv}, tables suggestions/orphans/hubs/cannibalization/impact/impact_summary",
+        f"  wrote: {result.csv}, {result.cannibalization_csv}, {result.report}, "
+        "tables suggestions/orphans/hubs/cannibalization/impact/impact_summary",
     ]
     if proposal.queue:
         lines.append(f"Top {min(TOP, len(proposal.queue))} suggestions:")
