@@ -24,7 +24,7 @@ class Command(ScrapyCommand):
         super().add_options(parser)
         parser.add_argument("db", metavar="DB", help="the database `scrapy analyze` wrote the suggestions to")
         parser.add_argument("decisions", metavar="DECISIONS_CSV", type=Path,
-                            help="the suggestions CSV with its status column edited: pending, approved, rejected or done")
+                            help="the suggestions CSV with its status column set to pending, approved, rejected or done")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         from analysis.review import apply_decisions, read_decisions
