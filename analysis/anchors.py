@@ -82,6 +82,7 @@ class AnchorFinder:
 
     def _phrases(self, source: int, weights: dict[str, float]) -> list[Anchor]:
         text, tokens = self.corpus.texts[source], self._tokens(source)
+        own_title = self.corpus.titles[source].strip().lower()
         strengths: dict[tuple[int, int], float] = {}
         idf = self.keywords.idf
         seeds = sorted(i for term in weights if idf.get(term, 0.0) >= self.common for i in tokens.positions.get(term, ()))
@@ -98,7 +99,9 @@ class AnchorFinder:
             if strength >= MIN_STRENGTH:
                 start, end = tokens.spans[first][0], tokens.spans[last][1]
                 sentence_start, sentence_end = tokens.sentences[tokens.sentence_of[first]]
-                result.append(Anchor(text[start:end], "text", round(strength, 4), start, text[sentence_start:sentence_end]))
+                sentence = text[sentence_start:sentence_end]
+                if sentence.strip().lower() != own_title:  # the page's own title, repeated in its text
+                    result.append(Anchor(text[start:end], "text", round(strength, 4), start, sentence))
         return result
 
     def _is_phrase(self, source: int, tokens: Tokens, first: int, last: int) -> bool:
