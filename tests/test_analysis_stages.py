@@ -693,12 +693,12 @@ def test_export_csv_is_sorted_and_neutralised(export_site: Site, tmp_path: Path)
 def test_an_anchor_is_never_taken_from_the_source_repeating_its_own_title() -> None:
     texts = ["Making Cold Brew Concentrate at Home\nSteep coarse grounds overnight in cold water and strain them.",
              "Most of a cup is water, so the minerals in your brew water shape how the coffee tastes.",
-             "Pour-over needs a gooseneck kettle and patience with the bloom before the main pour."]
-    titles = ["Making Cold Brew Concentrate at Home", "Making Your Own Brew Water", "Pour-Over Basics"]
-    corpus = Corpus(urls=[f"http://s/{i}" for i in range(3)], titles=titles, texts=texts, hashes=["h"] * 3,
-                    depths=[1] * 3, published=[None] * 3, inbound=[0] * 3, content_pairs=set(), template_pairs=set(),
-                    link_spans=[[], [], []])
+             *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(8))]
+    titles = ["Making Cold Brew Concentrate at Home", "Making Your Own Brew Water", *(f"Tea page {i}" for i in range(8))]
+    pages = len(texts)
+    corpus = Corpus(urls=[f"http://s/{i}" for i in range(pages)], titles=titles, texts=texts, hashes=["h"] * pages,
+                    depths=[1] * pages, published=[None] * pages, inbound=[0] * pages, content_pairs=set(),
+                    template_pairs=set(), link_spans=[[] for _ in range(pages)])
     finder = AnchorFinder(corpus, Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
-    anchors = finder.anchors(0, 1)
-    assert all(not texts[0][anchor.offset:].startswith("Making Cold Brew") for anchor in anchors if anchor.source == "text")
-    assert all(anchor.context != titles[0] for anchor in anchors)
+    contexts = [anchor.context for anchor in finder.anchors(0, 1) if anchor.source == "text"]
+    assert contexts and titles[0] not in contexts  # "brew water" in the body is fine, "Making Cold Brew" is not
