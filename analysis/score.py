@@ -25,6 +25,7 @@ ANCHOR_WEIGHT = 0.5
 NEED_WEIGHT = 0.05
 MAX_TARGET_SHARE = 0.02  # of the whole queue, for any one target (the default hub guard)
 MIN_CAP = 3  # suggestions per target the default hub guard always allows
+SHORTLIST = 20  # candidates per source that get an anchor search besides the mentions (set with the backtest)
 
 
 @dataclass
@@ -52,7 +53,7 @@ def rank(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinder, max_
     With no max_per_target, the cap is the largest that keeps every target within MAX_TARGET_SHARE
     of the queue, but not below MIN_CAP: on a small site 2% of the queue is less than one suggestion.
     """
-    scored = sorted(((_score(corpus, candidate, anchors), candidate, anchors) for candidate in candidates
+    scored = sorted(((_score(corpus, candidate, anchors), candidate, anchors) for candidate in shortlist(corpus, candidates)
                      for anchors in [finder.anchors(candidate.source, candidate.target)]),
                     key=lambda item: (-item[0], item[1].source, item[1].target))
     if max_per_target is not None:
@@ -66,8 +67,23 @@ def rank(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinder, max_
         cap -= 1
 
 
-def _score(corpus: Corpus, candidate: Candidate, anchors: list[Anchor]) -> float:
-    return (DENSE_WEIGHT * candidate.similarity + LEXICAL_WEIGHT * candidate.lexical + ANCHOR_WEIGHT * anchors[0].strength
+def shortlist(corpus: Corpus, candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates worth an anchor search (the costly part): every mention, and each source's best few
+    by the rest of the score. A pair outside them would need an anchor stronger than a mention's to rank."""
+    by_source: dict[int, list[Candidate]] = {}
+    for candidate in candidates:
+        by_source.setdefault(candidate.source, []).append(candidate)
+    kept = []
+    for group in by_source.values():
+        group.sort(key=lambda candidate: -_score(corpus, candidate, None))
+        kept += [candidate for rank, candidate in enumerate(group) if candidate.mentioned or rank < SHORTLIST]
+    return kept
+
+
+def _score(corpus: Corpus, candidate: Candidate, anchors: list[Anchor] | None) -> float:
+    """The score of the module docstring; without anchors, the part that needs no anchor search."""
+    strength = anchors[0].strength if anchors else 0.0
+    return (DENSE_WEIGHT * candidate.similarity + LEXICAL_WEIGHT * candidate.lexical + ANCHOR_WEIGHT * strength
             + NEED_WEIGHT * need(corpus, candidate.source, candidate.target))
 
 
