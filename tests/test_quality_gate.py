@@ -7,7 +7,6 @@ a change that makes suggestions worse fails here. Raise them when the engine get
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
