@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import sqlite_utils
 
 from analysis.anchors import COMMON_SHARE, AnchorFinder
@@ -29,6 +30,9 @@ from linkspider.db import open_existing
 THRESHOLDS = {DEFAULT_MODEL: 0.35, "BAAI/bge-small-en-v1.5": 0.55}
 FALLBACK_THRESHOLD = 0.5
 MENTION_SHARE = 0.6  # a source holding this share of a target's (rarer) title words mentions it
+# Keyword neighbours and mentions cost the square of the pages (BENCHMARKS.md, "Analysis": 13 s at
+# 10,000 pages, 16 minutes and more than 8 GB at 100,000); above this many pages they are skipped.
+KEYWORD_NEIGHBOURS_LIMIT = 20_000
 
 
 @dataclass
@@ -94,8 +98,11 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
     with timed(timings, "index"):
         by_meaning = nearest(embeddings.vectors, options.neighbours)
         keywords = Keywords([f"{title}\n{text}" for title, text in zip(corpus.titles, corpus.texts)])  # whole pages
-        by_words = keywords.nearest(options.neighbours)
-        mentions = set(keywords.mentions(corpus.titles, MENTION_SHARE, COMMON_SHARE))
+        if len(corpus) <= KEYWORD_NEIGHBOURS_LIMIT:
+            by_words = keywords.nearest(options.neighbours)
+            mentions = set(keywords.mentions(corpus.titles, MENTION_SHARE, COMMON_SHARE))
+        else:  # both grow with the square of the pages: past the limit, neighbours by meaning only
+            by_words, mentions = (np.zeros((len(corpus), 0)), np.zeros((len(corpus), 0), dtype=np.int64)), set()
     with timed(timings, "candidates"):
         candidates, cannibalised = find_candidates(corpus, embeddings.vectors, by_meaning, keywords, by_words, mentions,
                                                    threshold, options.max_similarity, excluded)

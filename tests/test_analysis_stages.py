@@ -702,3 +702,30 @@ def test_an_anchor_is_never_taken_from_the_source_repeating_its_own_title() -> N
     finder = AnchorFinder(corpus, Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
     contexts = [anchor.context for anchor in finder.anchors(0, 1) if anchor.source == "text"]
     assert contexts and titles[0] not in contexts  # "brew water" in the body is fine, "Making Cold Brew" is not
+
+
+def test_past_the_keyword_limit_candidates_come_from_meaning_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from analysis import pipeline
+    from analysis.embed import Embeddings
+
+    topics = ["espresso", "espresso shots", "tea", "oolong", "water", "water hardness", *(f"filler{i}" for i in range(8))]
+    texts = [f"Page about {topic} with enough words to be a page about {topic} and nothing else." for topic in topics]
+    texts[0] += " Read our oolong steeping guide next."  # a mention of page 3 by its title
+    titles = [topic.title() for topic in topics]
+    titles[3] = "Oolong Steeping Guide"
+    pages = len(texts)
+    corpus = Corpus(urls=[f"http://s/{i}" for i in range(pages)], titles=titles, texts=texts,
+                    hashes=[f"h{i}" for i in range(pages)], depths=[1] * pages, published=[None] * pages, inbound=[0] * pages,
+                    content_pairs=set(), template_pairs=set(), link_spans=[[] for _ in range(pages)])
+    partner = [1, 0, 3, 2, 5, 4, *range(6, pages)]  # pages 0-5 come in pairs of close vectors, the rest alone
+    vectors = np.eye(pages, dtype=np.float32) * 0.9 + np.eye(pages, dtype=np.float32)[partner] * 0.44  # cosine 0.79
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    monkeypatch.setattr(pipeline, "embed_pages", lambda *args, **kwargs: Embeddings(vectors, 0))
+    db = open_database(tmp_path / "site.db")
+
+    def pairs() -> set[tuple[int, int]]:
+        return {(item.source, item.target) for item in pipeline.propose(db, corpus, pipeline.Options(threshold=0.5, progress=False), {}).queue}
+
+    assert (0, 3) in pairs()  # the mention, whatever its similarity
+    monkeypatch.setattr(pipeline, "KEYWORD_NEIGHBOURS_LIMIT", pages - 1)
+    assert pairs() == {(0, 1), (1, 0), (2, 3), (3, 2), (4, 5), (5, 4)}
