@@ -506,7 +506,7 @@ def corpus_profile(corpus: Any, instrumented: InstrumentedPropose) -> dict[str, 
         "tfidf_terms_per_page": round(keywords.matrix.nnz / pages, 1),
         "terms_on_over_30pct": int((share > 0.3).sum()), "terms_on_5_to_30pct": int(((share > 0.05) & (share <= 0.3)).sum()),
         "sum_df_squared": round(float((share ** 2).sum()), 1),
-        "mentions_per_page": round(len(seen["mentions"]) / pages, 2),
+        "mentions_per_page": round(len(seen["every_source"][1]) / pages, 2),
         "candidates_per_source": round(candidates / sources, 2),
         "rank_cpu_ms_per_candidate": round(1000 * rank["cpu_s"] / max(candidates, 1), 3),
         "rank_rss_growth_kb_per_source": round(1024 * (rank["rss_after_mb"] - rank["rss_before_mb"]) / sources, 1),
@@ -578,7 +578,7 @@ class InstrumentedPropose:
         import analysis.pipeline as pipeline
         from analysis.embed import Embeddings
 
-        report, seen, block = self.report, self.seen, self.mentions_block
+        report, seen, block = self.report, self.seen, self.mentions_block  # seen: what find_candidates got, and more
         real = {name: getattr(pipeline, name) for name in ("embed_pages", "nearest", "Keywords", "find_candidates", "rank")}
 
         def timed(name: str, function: Callable[..., Any], key: str | None = None) -> Callable[..., Any]:
@@ -672,7 +672,7 @@ def run_stages(args: argparse.Namespace) -> None:
         "index": "flat (exact)" if args.pages <= EXACT_LIMIT else "HNSW",
         "profile": corpus_profile(corpus, instrumented), "vocabulary": len(keywords.vocabulary), "tfidf_nonzeros": int(keywords.matrix.nnz),
         "content_links": len(corpus.content_pairs), "template_links": len(corpus.template_pairs),
-        "mentions": len(seen["mentions"]), "candidates": len(seen["candidates"][0]), "cannibalised": len(proposal.cannibalised),
+        "mentions": len(seen["every_source"][1]), "candidates": len(seen["candidates"][0]), "cannibalised": len(proposal.cannibalised),
         "queue": len(proposal.queue), "hubs": len(proposal.hubs), "threshold": proposal.threshold,
         "max_per_target": proposal.max_per_target, "sources": seen["sources"], "source_share": args.source_share,
         "pairs": gathered["pairs"], "pair_row_nonzeros": gathered["nonzeros"],
@@ -825,7 +825,7 @@ def bench_real(args: argparse.Namespace) -> list[dict[str, Any]]:
             "peak_rss_mb": round(max(figures["peak_rss_mb"] for figures in instrumented.report.values()), 1),
             "index": "flat (exact)" if len(corpus) <= EXACT_LIMIT else "HNSW", "profile": corpus_profile(corpus, instrumented),
             "vocabulary": len(seen["keywords"].vocabulary), "tfidf_nonzeros": int(seen["keywords"].matrix.nnz),
-            "mentions": len(seen["mentions"]), "candidates": len(seen["candidates"][0]), "queue": len(proposal.queue),
+            "mentions": len(seen["every_source"][1]), "candidates": len(seen["candidates"][0]), "queue": len(proposal.queue),
             "sources": seen["sources"], "pairs": gathered["pairs"], "pair_row_nonzeros": gathered["nonzeros"],
             "neighbour_similarity": neighbour_profile(vectors, seen["by_meaning"], np.random.default_rng(1)),
         })
