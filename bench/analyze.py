@@ -1,7 +1,7 @@
 """Analysis benchmark: embedding throughput, the stages after embedding at scale, and a whole 1,000-page run.
 
     .venv/bin/python bench/analyze.py embed [--texts 256] [--batch-size 32] [--repeats 3]
-    .venv/bin/python bench/analyze.py scale [--sizes 1000 10000 100000] [--memory-cap-gb 8] [--timeout-s 3600]
+    .venv/bin/python bench/analyze.py scale [--sizes 1000 10000 100000] [--source-share F --share-from PAGES]
     .venv/bin/python bench/analyze.py real DB [DB ...]
     .venv/bin/python bench/analyze.py site [--pages 1000] [--repeats 3] [--out DIR]
 
@@ -11,20 +11,24 @@ texts made as analysis.embed.page_text makes them (title + the first 2,000 chara
 demo site's post prose (demo/content/posts/*.html, tags stripped), paragraphs shuffled per copy.
 
 `scale`: for each size, in its own subprocess (`stages`, below), a synthetic corpus of clustered
-unit vectors and matching page texts, then analysis.pipeline.propose itself (default Options) with
-its embed step answered by those vectors and each later call timed (nearest, Keywords,
-Keywords.nearest, Keywords.mentions, find_candidates, rank with an AnchorFinder), with the process's
-peak RSS (resource.getrusage) after each. With --source-share F (for sizes of --share-from pages and more) find_candidates and rank run
-for the first F of the pages as sources only, and are also shown scaled to all of them; the pairs
-and TF-IDF non-zeros find_candidates would gather for every source are counted either way. Above
-analysis.index.EXACT_LIMIT pages it also measures the recall of the HNSW neighbours
-against exact search (faiss.IndexFlatIP) on 1,000 sampled pages. The parent kills a child whose RSS
-passes --memory-cap-gb or that runs past --timeout-s, and reports the stage it was in.
+unit vectors and matching page texts (SyntheticSite), then analysis.pipeline.propose itself
+(default Options) with its embed step answered by those vectors and each later call timed
+(nearest, Keywords, Keywords.nearest and Keywords.mentions where propose calls them,
+find_candidates, rank with an AnchorFinder), each with its own peak RSS (resource.getrusage, the
+high-water mark reset before each stage). With --source-share F, find_candidates and rank run for
+the first F of the pages as sources only (pages are in random order) and are also shown scaled to
+all; the pairs and TF-IDF non-zeros find_candidates would gather for every source are counted
+either way. With --mentions-block N, Keywords.mentions is called for N targets at a time (same
+pairs, bounded memory). Both apply to sizes of --share-from pages and more. Above
+analysis.index.EXACT_LIMIT pages it also measures the recall of the HNSW neighbours against exact
+search (faiss.IndexFlatIP) on 1,000 sampled pages. The parent kills a child whose RSS passes
+--memory-cap-gb or that runs past --timeout-s, and reports the stage it was in.
 
 `stages`: one size of `scale`, in this process; prints one JSON line per event on stdout.
 
 `real`: the same stages and figures on real crawl databases (copies): their own texts and links,
-vectors from the default model; to check that the synthetic corpus costs what real sites cost.
+vectors from the default model (loaded in the process, so in its RSS); to check that the synthetic
+corpus costs per page what real sites cost.
 
 `site`: a --pages synthetic site from bench/crawl.py's generator, served on 127.0.0.1 with
 linkspider.localserver.serve, crawled with the real `scrapy crawl site`; then, in one process with
@@ -492,7 +496,8 @@ def corpus_profile(corpus: Any, instrumented: InstrumentedPropose) -> dict[str, 
     """Per-page figures that drive the cost of the stages: to compare a synthetic corpus with a real one.
 
     sum_df_squared is the sum over terms of (share of pages holding it) squared: Keywords.nearest's
-    sparse products do about that times pages squared multiply-adds.
+    sparse products do about that times pages squared multiply-adds. Candidates are counted before
+    rank's shortlist; rank's RSS growth per source is mostly AnchorFinder's token cache.
     """
     seen, report = instrumented.seen, instrumented.report
     keywords, pages = seen["keywords"], len(corpus)
@@ -861,9 +866,16 @@ def crawl_site(pages: int, out: Path, seed: int) -> tuple[Path, dict[str, Any]]:
 
 
 def bench_site(args: argparse.Namespace) -> dict[str, Any]:
+    """Side by side on one crawled site; with --out the site, database and copies are kept there."""
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        return measure_site(args, args.out.resolve())
+    with tempfile.TemporaryDirectory(prefix="linkspider-analyze-") as folder:
+        return measure_site(args, Path(folder))
+
+
+def measure_site(args: argparse.Namespace, out: Path) -> dict[str, Any]:
     before = machine()
-    out = args.out.resolve() if args.out else Path(tempfile.mkdtemp(prefix="linkspider-analyze-"))
-    out.mkdir(parents=True, exist_ok=True)
     if args.reuse_db and (out / "crawl.db").exists():
         db, crawl = out / "crawl.db", {"reused": str(out / "crawl.db")}
     else:
@@ -878,9 +890,9 @@ def bench_site(args: argparse.Namespace) -> dict[str, Any]:
     corpus = load_corpus(open_existing(db))
     texts = [page_text(title, text) for title, text in zip(corpus.titles, corpus.texts)]
     start = time.perf_counter()
-    model = load_model(DEFAULT_MODEL, args.device)
+    model = load_model(DEFAULT_MODEL, args.device)  # imports torch and sentence-transformers too
     load_s = time.perf_counter() - start
-    analysis.embed.load_model = lambda name, device="auto": model  # the pipeline reuses the loaded model
+    analysis.embed.load_model = lambda name, device="auto": model  # embed_pages reuses it: model load excluded
     model.encode(texts[:64], batch_size=32, show_progress_bar=False)  # warm-up, for both sides
     rounds = []
     for number in range(args.repeats):
@@ -917,17 +929,18 @@ def bench_site(args: argparse.Namespace) -> dict[str, Any]:
         rounds.append(measured)
         print(f"round {number + 1}: encode {measured['encode_s']:.2f} s, pipeline {measured['pipeline_s']:.2f} s, "
               f"ratio {measured['ratio']:.3f}; cached re-run {measured['cached_s']:.2f} s", file=sys.stderr, flush=True)
-    return {"machine": before, "crawl": crawl, "candidate_pages": len(corpus), "model_load_s": round(load_s, 3),
+    return {"machine": before, "crawl": crawl, "candidate_pages": len(corpus), "import_and_load_model_s": round(load_s, 3),
             "mean_chars": round(statistics.mean(len(t) for t in texts)), "rounds": rounds,
             "median_ratio": round(statistics.median(r["ratio"] for r in rounds), 3),
-            "median_composed_ratio": round(statistics.median(r["composed_ratio"] for r in rounds), 3), "out": str(out)}
+            "median_composed_ratio": round(statistics.median(r["composed_ratio"] for r in rounds), 3),
+            "out": str(out) if args.out else None}
 
 
 def print_site(result: dict[str, Any]) -> None:
     rounds = result["rounds"]
     rows = [
         ("candidate pages", f"{result['candidate_pages']} (page texts of {result['mean_chars']} chars on average)"),
-        ("import torch + sentence-transformers, load_model (excluded below)", f"{result['model_load_s']:.2f} s"),
+        ("import torch + sentence-transformers, load_model (excluded below)", f"{result['import_and_load_model_s']:.2f} s"),
         ("pure encode, batch 32", ", ".join(f"{r['encode_s']:.2f}" for r in rounds) + " s"),
         ("analysis.pipeline.run", ", ".join(f"{r['pipeline_s']:.2f}" for r in rounds) + " s"),
         ("ratio", ", ".join(f"{r['ratio']:.3f}" for r in rounds) + f"  (median {result['median_ratio']:.3f}; target < 1.1)"),
@@ -966,7 +979,7 @@ def main() -> None:
     embed.add_argument("--import-runs", type=int, default=3, help="fresh interpreters timing the imports (default 3)")
     embed.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     scale = commands.add_parser("scale", help="the stages after embedding at several sizes, one subprocess each")
-    scale.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
+    scale.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000], help="pages (default 1000 10000 100000)")
     scale.add_argument("--memory-cap-gb", type=float, default=8.0, help="kill a size whose RSS passes this (default 8)")
     scale.add_argument("--timeout-s", type=float, default=3600, help="kill a size running longer (default 3600)")
     scale.add_argument("--source-share", type=float, default=1.0,
