@@ -17,6 +17,7 @@ import sqlite_utils
 
 from analysis.anchors import COMMON_SHARE, AnchorFinder
 from analysis.candidates import find_candidates
+from analysis.changes import Changes, record_changes
 from analysis.embed import DEFAULT_MODEL, embed_pages, page_text
 from analysis.export import export_csv, rejected_pairs, save_cannibalization, save_hubs, save_orphans, save_suggestions
 from analysis.impact import Impact, measure_impact
@@ -72,6 +73,7 @@ class Result:
     cannibalization_csv: Path
     impact: Impact
     report: Path
+    changes: Changes  # since the last analysis
 
 
 @contextmanager
@@ -126,10 +128,11 @@ def run(db_path: str | Path, options: Options) -> Result:
         save_cannibalization(db, corpus, proposal.cannibalised, cannibalization_csv)
         save_orphans(db, corpus)
         save_hubs(db, corpus, proposal.hubs, proposal.max_per_target)
+        changes = record_changes(db, corpus, len(proposal.queue), counts)
     with timed(timings, "impact"):
         impact = measure_impact(db, options.approved_only)
     with timed(timings, "export"):
         counts["rows"] = export_csv(db, csv_path)  # after the impact: the CSV shows each suggestion's gain
     with timed(timings, "report"):
         report = write_report(db, impact, db_path.with_suffix(".report.html"), (proposal.threshold, options.max_similarity))
-    return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv, impact, report)
+    return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv, impact, report, changes)
