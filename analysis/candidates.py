@@ -7,11 +7,14 @@ or sidebars stays (that is not an editorial link) and is flagged. Pairs below th
 unrelated, unless the source mentions the target: an editor links a mention whatever the rest of
 the page is about. Pairs above the upper bound are near-duplicates, reported as cannibalisation
 instead of suggested. Both bounds apply to the embedding similarity.
+
+Pairs travel as arrays (a large site has millions); a pair is coded as source * pages + target.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -19,6 +22,7 @@ from analysis.index import Keywords
 from analysis.load import Corpus, Pair
 
 Neighbours = tuple[np.ndarray, np.ndarray]  # (similarities, indices), one row per page
+PAIRS_AT_ONCE = 200_000  # vectors gathered per step for the similarities (2 x 300 MB at 384 dimensions)
 
 
 @dataclass
@@ -31,25 +35,65 @@ class Candidate:
     mentioned: bool = False  # the source's text holds most of the target's title words
 
 
+@dataclass
+class Candidates:
+    """Candidate pairs as columns (the fields of Candidate), sorted by source, then target."""
+
+    source: np.ndarray
+    target: np.ndarray
+    similarity: np.ndarray
+    lexical: np.ndarray
+    template_linked: np.ndarray
+    mentioned: np.ndarray
+
+    @classmethod
+    def of(cls, rows: Iterable[Candidate]) -> Candidates:
+        rows = sorted(rows, key=lambda row: (row.source, row.target))
+        types = (np.int64, np.int64, np.float32, np.float32, bool, bool)
+        return cls(*(np.array([getattr(row, column.name) for row in rows], dtype=kind) for column, kind in zip(fields(cls), types)))
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+    def __iter__(self) -> Iterator[Candidate]:
+        columns = [getattr(self, column.name).tolist() for column in fields(self)]
+        return (Candidate(*row) for row in zip(*columns))
+
+    def __getitem__(self, rows: np.ndarray) -> Candidates:
+        return Candidates(*(getattr(self, column.name)[rows] for column in fields(self)))
+
+
+def codes(pairs: Iterable[Pair], pages: int) -> np.ndarray:
+    return np.array(sorted(source * pages + target for source, target in pairs), dtype=np.int64)
+
+
+def neighbour_codes(neighbours: np.ndarray) -> np.ndarray:
+    """Each page's neighbours as pair codes, without the page itself and missing (-1) entries."""
+    pages = len(neighbours)
+    sources, targets = np.repeat(np.arange(pages, dtype=np.int64), neighbours.shape[1]), neighbours.ravel()
+    keep = (targets >= 0) & (targets != sources)
+    return sources[keep] * pages + targets[keep]
+
+
 def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours, keywords: Keywords,
                     by_words: Neighbours, mentions: set[Pair], threshold: float, max_similarity: float,
-                    excluded: set[Pair] = frozenset()) -> tuple[list[Candidate], list[tuple[int, int, float]]]:
+                    excluded: set[Pair] = frozenset()) -> tuple[Candidates, list[tuple[int, int, float]]]:
     """(candidates, cannibalisation pairs (a, b, similarity) with a < b) from each page's neighbours and mentions."""
-    pairs = {(source, int(target)) for neighbours in (by_meaning[1], by_words[1])
-             for source, row in enumerate(neighbours) for target in row if target >= 0 and target != source}
-    pairs |= mentions
-    if not pairs:
-        return [], []
-    sources, targets = (np.array(side) for side in zip(*sorted(pairs)))
-    similarities = np.einsum("ij,ij->i", vectors[sources], vectors[targets])
-    lexical = keywords.similarity(sources, targets)
-    candidates, cannibalised = [], {}
-    for source, target, similarity, words in zip(sources.tolist(), targets.tolist(), similarities.tolist(), lexical.tolist()):
-        mentioned = (source, target) in mentions
-        if similarity < threshold and not mentioned:
-            continue
-        if similarity > max_similarity:
-            cannibalised[min(source, target), max(source, target)] = similarity
-        elif (source, target) not in corpus.content_pairs and (source, target) not in excluded:
-            candidates.append(Candidate(source, target, similarity, words, (source, target) in corpus.template_pairs, mentioned))
-    return candidates, [(a, b, similarity) for (a, b), similarity in sorted(cannibalised.items())]
+    pages = len(corpus)
+    mentioned_codes = codes(mentions, pages)
+    pairs = np.unique(np.concatenate([neighbour_codes(by_meaning[1]), neighbour_codes(by_words[1]), mentioned_codes]))
+    sources, targets = pairs // pages, pairs % pages
+    similarity = np.empty(len(pairs), dtype=np.float32)
+    for start in range(0, len(pairs), PAIRS_AT_ONCE):
+        part = slice(start, start + PAIRS_AT_ONCE)
+        similarity[part] = np.einsum("ij,ij->i", vectors[sources[part]], vectors[targets[part]])
+    mentioned = np.isin(pairs, mentioned_codes)
+    related = (similarity >= threshold) | mentioned
+    duplicate = related & (similarity > max_similarity)
+    keep = related & ~duplicate & ~np.isin(pairs, codes(corpus.content_pairs | set(excluded), pages))
+    candidates = Candidates(sources[keep], targets[keep], similarity[keep], keywords.similarity(sources[keep], targets[keep]),
+                            np.isin(pairs[keep], codes(corpus.template_pairs, pages)), mentioned[keep])
+    first, second = np.minimum(sources, targets)[duplicate], np.maximum(sources, targets)[duplicate]
+    unique, where = np.unique(first * pages + second, return_index=True)
+    cannibalised = list(zip((unique // pages).tolist(), (unique % pages).tolist(), similarity[duplicate][where].tolist()))
+    return candidates, cannibalised

@@ -14,9 +14,9 @@ import math
 import faiss
 import numpy as np
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.feature_extraction.text import TfidfTransformer
 
-from analysis.words import terms
+from analysis.words import STOP, Vocabulary, terms
 
 EXACT_LIMIT = 20_000
 HNSW_NEIGHBOURS = 32  # M: graph degree
@@ -46,26 +46,45 @@ def nearest(vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 class Keywords:
-    """TF-IDF vectors of the pages' texts: nearest pages by shared rare words, any pair's cosine, IDF."""
+    """TF-IDF vectors of the pages' texts: nearest pages by shared rare words, any pair's cosine, IDF.
+
+    Columns are the term ids of :attr:`vocabulary`, which the anchor search tokenises with too.
+    """
 
     BLOCK_CELLS = 20_000_000  # rows x pages of one block of similarities (80 MB of float32)
+    PAIR_CELLS = 20_000_000  # non-zeros gathered at once by similarity()
 
     def __init__(self, texts: list[str]) -> None:
-        vectorizer = TfidfVectorizer(analyzer=terms, sublinear_tf=True, dtype=np.float32)
-        self.matrix: sparse.csr_matrix = vectorizer.fit_transform(texts).tocsr()
-        self.vocabulary: np.ndarray = vectorizer.get_feature_names_out()
-        self.idf: dict[str, float] = dict(zip(self.vocabulary.tolist(), vectorizer.idf_.tolist()))
+        self.vocabulary = Vocabulary()
+        rows = []
+        for text in texts:
+            ids = self.vocabulary.tokenize(text).ids
+            rows.append(np.unique(ids[ids != STOP], return_counts=True))
+        counts = sparse.csr_matrix(
+            (np.concatenate([counts for _, counts in rows]).astype(np.float32),
+             np.concatenate([ids for ids, _ in rows]),
+             np.concatenate([[0], np.cumsum([len(ids) for ids, _ in rows])])),
+            shape=(len(texts), len(self.vocabulary)))
+        transformer = TfidfTransformer(sublinear_tf=True)
+        self.matrix: sparse.csr_matrix = transformer.fit_transform(counts).astype(np.float32).tocsr()
+        self.idf: np.ndarray = transformer.idf_.astype(np.float32)  # by term id
 
     def idf_of_share(self, share: float) -> float:
         """The IDF of a word found on this share of the pages (scikit-learn's smoothed formula)."""
         pages = self.matrix.shape[0]
         return math.log((1 + pages) / (1 + share * pages)) + 1
 
-    def top_terms(self, page: int, count: int) -> dict[str, float]:
-        """The page's most characteristic words and their TF-IDF weights."""
-        row = self.matrix.getrow(page)
-        best = np.argsort(-row.data)[:count]
-        return dict(zip(self.vocabulary[row.indices[best]].tolist(), row.data[best].tolist()))
+    def top_terms(self, page: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The page's most characteristic words: (term ids, TF-IDF weights), heaviest first."""
+        start, end = self.matrix.indptr[page], self.matrix.indptr[page + 1]
+        weights = self.matrix.data[start:end]
+        best = np.argsort(-weights, kind="stable")[:count]
+        return self.matrix.indices[start:end][best], weights[best]
+
+    def title_terms(self, title: str) -> list[int]:
+        """Term ids of the title's words that occur in some page (a word no page holds names nothing here)."""
+        columns = self.matrix.shape[1]
+        return list(dict.fromkeys(term for term in map(self.vocabulary.ids.get, terms(title)) if term is not None and term < columns))
 
     def nearest(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """(similarities, indices) of each page's k + 1 most similar pages (itself included), best first."""
@@ -90,22 +109,27 @@ class Keywords:
         (they name nothing), so are titles left with none. A source holding at least min_share of
         the remaining weight mentions the target, whatever its overall similarity.
         """
-        column = {term: index for index, term in enumerate(self.vocabulary.tolist())}
         common = self.idf_of_share(common_share)
         rows, cols, weights = [], [], []
         for target, title in enumerate(titles):
-            title_terms = {term for term in terms(title) if term in column and self.idf[term] >= common}
-            total = sum(self.idf[term] for term in title_terms)
+            title_terms = [term for term in self.title_terms(title) if self.idf[term] >= common]
+            total = sum(float(self.idf[term]) for term in title_terms)
             for term in title_terms:
                 rows.append(target)
-                cols.append(column[term])
+                cols.append(term)
                 weights.append(self.idf[term] / total)
-        queries = sparse.csr_matrix((weights, (rows, cols)), shape=(len(titles), len(column)), dtype=np.float32)
+        queries = sparse.csr_matrix((weights, (rows, cols)), shape=(len(titles), self.matrix.shape[1]), dtype=np.float32)
         present = (self.matrix > 0).astype(np.float32).T.tocsr()
         found = (queries @ present).tocoo()  # target x source: share of the title's weight in the source
         keep = (found.data >= min_share - 1e-6) & (found.row != found.col)
         return list(zip(found.col[keep].tolist(), found.row[keep].tolist()))
 
     def similarity(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """Cosine of each (source, target) pair, without forming any other pair."""
-        return np.asarray(self.matrix[sources].multiply(self.matrix[targets]).sum(axis=1)).ravel()
+        """Cosine of each (source, target) pair, without forming any other pair; a chunk of pairs at a time."""
+        result = np.zeros(len(sources), dtype=np.float32)
+        chunk = max(1, int(self.PAIR_CELLS / max(1.0, self.matrix.nnz / max(1, self.matrix.shape[0]))))
+        for start in range(0, len(sources), chunk):
+            part = slice(start, start + chunk)
+            product = self.matrix[sources[part]].multiply(self.matrix[targets[part]])
+            result[part] = np.asarray(product.sum(axis=1)).ravel()
+        return result
