@@ -1,7 +1,7 @@
 """The `site` spider: every internal page of a site, its metadata, main text and links.
 
     scrapy crawl site -a url=https://example.com/ [-a db=PATH] [-a max_pages=N] [-a max_depth=N]
-                      [-a sitemap=true|false] [-a allow=host,...] [-a max_query_variants=N]
+                      [-a sitemap=true|false] [-a allow=host,...] [-a max_query_variants=N] [-a analyze=true|false]
 
 Redirects are not followed by Scrapy's middleware but by this spider, so that every hop is
 recorded (including one that leaves the site, which is recorded and not crawled).
@@ -49,6 +49,7 @@ class CrawlOptions:
     max_depth: int = 50
     sitemap: bool = True
     max_query_variants: int = 20
+    analyze: bool = False  # read by the crawl command, which analyses the database when the crawl ends
     sites: set[str] = field(default_factory=set)
 
     HELP = {
@@ -59,12 +60,15 @@ class CrawlOptions:
         "sitemap": ("true|false", "seed from robots.txt sitemaps and /sitemap.xml too (default: true)"),
         "allow": ("HOST[,HOST]", "more hosts that belong to the site (default: none)"),
         "max_query_variants": ("N", "distinct query strings crawled per path (default: 20)"),
+        "analyze": ("true|false", "analyse the database when the crawl ends, as `scrapy analyze DB` with its defaults "
+                                  "would (default: false)"),
     }
     ARGUMENTS = tuple(HELP)
 
     @classmethod
     def parse(cls, url: str | None = None, db: str | None = None, max_pages: str | int = 0, max_depth: str | int = 50,
-              sitemap: str | bool = True, allow: str = "", max_query_variants: str | int = 20) -> CrawlOptions:
+              sitemap: str | bool = True, allow: str = "", max_query_variants: str | int = 20,
+              analyze: str | bool = False) -> CrawlOptions:
         """Check the `-a` arguments; raise CrawlArgumentError with a one-line reason."""
         if not url or not str(url).strip():
             raise CrawlArgumentError("missing start URL: give one with -a url=https://example.com/")
@@ -79,6 +83,7 @@ class CrawlOptions:
             max_depth=_non_negative_int("max_depth", max_depth),
             sitemap=_boolean("sitemap", sitemap),
             max_query_variants=_non_negative_int("max_query_variants", max_query_variants),
+            analyze=_boolean("analyze", analyze),
         )
         _check_database_path(options.db)
         options.sites = {site_key(start) for start in options.start_urls}
