@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from urllib.error import URLError
+from urllib.error import HTTPError, URLError
 from urllib.parse import urlencode
 from urllib.request import urlopen
 
@@ -46,7 +46,10 @@ def request(url: str, form: list[tuple[str, str]] | None = None) -> bytes:
 
 def api(url: str, form: list[tuple[str, str]] | None = None) -> dict:
     """A Scrapyd API call; an answer whose status is not ok raises AuditInputError with Scrapyd's message."""
-    answer = json.loads(request(url, form))
+    try:
+        answer = json.loads(request(url, form))
+    except HTTPError as error:  # Scrapyd answers a bad call with an error status and its JSON message
+        answer = json.loads(error.read() or b"{}")
     if answer.get("status") != "ok":
         raise AuditInputError(f"{url.split('?')[0]}: {answer.get('message', answer)}")
     return answer
@@ -91,11 +94,11 @@ class ScrapydRunner:
         for server in self.servers:
             try:
                 spiders = api(f"{server}/listspiders.json?{urlencode({'project': self.project})}")["spiders"]
-            except (URLError, OSError, ValueError) as error:
-                raise AuditInputError(f"cannot reach Scrapyd at {server}: {error}") from None
             except AuditInputError as error:
                 raise AuditInputError(f"project {self.project!r} is not deployed on {server} ({error}); deploy it with "
                                       "`scrapyd-deploy` from the project folder (see README)") from None
+            except (URLError, OSError, ValueError) as error:
+                raise AuditInputError(f"cannot reach Scrapyd at {server}: {error}") from None
             if SPIDER not in spiders:
                 raise AuditInputError(f"project {self.project!r} on {server} has no {SPIDER!r} spider; deploy linkspider there")
 
