@@ -2,8 +2,9 @@
 and writes its files into a folder Scrapyd serves over HTTP (see linkspider/jobs.py), from which they are fetched.
 
 Jobs are spread over the servers in turn and queued by Scrapyd, which runs up to its `max_proc` at once; the audit
-polls each server's listjobs.json and fetches a job's files as soon as it ends. Job ids are kept in audit.json, so an
-interrupted audit picks up the jobs it had scheduled instead of scheduling them again.
+polls each server's listjobs.json and fetches a job's files as soon as it ends, carrying the review decisions of the
+site's previous database into the new one (audit/decisions.py). Job ids are kept in audit.json, so an interrupted
+audit picks up the jobs it had scheduled instead of scheduling them again.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from urllib.error import HTTPError, URLError
 from urllib.parse import urlencode
 from urllib.request import urlopen
 
+from audit.decisions import carry_decisions
 from audit.sites import AuditInputError, Site
 from audit.state import AuditState
 from linkspider.jobs import OUTCOME
@@ -113,12 +115,17 @@ class ScrapydRunner:
         folder = f"{server}/logs/{self.project}/{SPIDER}/{job}"
         try:
             outcome = json.loads(request(f"{folder}/{OUTCOME}"))
+            fetched: dict[str, Path] = {}
             for name in outcome["files"]:
                 if Path(name).name != name or not name.startswith(site.name + "."):
                     return f"the job listed an unexpected file {name!r}; nothing fetched"
-                temporary = self.out / (name + ".part")
-                temporary.write_bytes(request(f"{folder}/{name}"))
-                os.replace(temporary, self.out / name)
+                fetched[name] = self.out / (name + ".part")
+                fetched[name].write_bytes(request(f"{folder}/{name}"))
         except (URLError, OSError, ValueError, KeyError) as error:
             return f"could not fetch the results of job {job} from {folder}/ ({error}); see {folder}.log"
+        parts = [fetched.get(site.path(self.out, suffix).name) for suffix in (".db", ".suggestions.csv", ".report.html")]
+        if site.path(self.out, ".db").is_file() and all(parts):
+            carry_decisions(site.path(self.out, ".db"), *parts)
+        for name, part in fetched.items():
+            os.replace(part, self.out / name)
         return outcome["error"]

@@ -27,7 +27,7 @@ class AuditState:
 
     def record(self, url: str, status: str, **details: str | None) -> None:
         with self.lock:
-            self.sites[url] = {"status": status, "at": utc_now(), **details}
+            self.sites[url] = {**self.sites.get(url, {}), "status": status, "at": utc_now(), **details}  # a job's server and id stay
             temporary = self.path.with_name(STATE_FILE + ".tmp")
             temporary.write_text(json.dumps({"sites": self.sites}, indent=1), encoding="utf-8")
             os.replace(temporary, self.path)

@@ -4,6 +4,7 @@ over HTTP."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import socket
@@ -11,12 +12,17 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.request import urlopen
 
 import pytest
 import requests
+import sqlite_utils
 
+from audit.remote import ScrapydRunner
+from audit.sites import read_sites
+from audit.state import AuditState
 from conftest import ROOT
 from linkspider.localserver import serve
 from test_audit import run_audit, sites_file, summary
@@ -76,21 +82,54 @@ def scrapyd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.wait(timeout=30)
 
 
-def test_an_audit_through_scrapyd_runs_one_job_per_site_and_fetches_the_results(scrapyd: str, tmp_path: Path) -> None:
-    with serve(tiny_site(tmp_path / "one", SLUGS[:5])) as one, serve(tiny_site(tmp_path / "two", SLUGS[3:])) as two:
-        done = run_audit(sites_file(tmp_path, [one, two]), tmp_path / "out", "--scrapyd", scrapyd)
+@dataclass
+class RemoteAudit:
+    out: Path
+    sites_file: Path
+    urls: list[str]
+    done: subprocess.CompletedProcess
+
+
+@pytest.fixture(scope="module")
+def remote_audit(scrapyd: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RemoteAudit]:
+    folder = tmp_path_factory.mktemp("remote")
+    with serve(tiny_site(folder / "one", SLUGS[:5])) as one, serve(tiny_site(folder / "two", SLUGS[3:])) as two:
+        path = sites_file(folder, [one, two])
+        yield RemoteAudit(folder / "out", path, [one, two], run_audit(path, folder / "out", "--scrapyd", scrapyd))
+
+
+def test_an_audit_through_scrapyd_runs_one_job_per_site_and_fetches_the_results(scrapyd: str, remote_audit: RemoteAudit) -> None:
+    done, out = remote_audit.done, remote_audit.out
     assert done.returncode == 0, done.stderr
     assert "Audited 2 sites: 2 done (0 of them in an earlier run), 0 failed" in done.stdout
-    rows = summary(tmp_path / "out")
-    for url in (one, two):
+    rows = summary(out)
+    for url in remote_audit.urls:
         row = rows[url]
         assert row["status"] == "done" and int(row["pages"]) >= 5 and int(row["suggestions"]) > 0
         for suffix in (".db", ".suggestions.csv", ".cannibalization.csv", ".report.html"):
-            assert (tmp_path / "out" / f"{row['site']}{suffix}").is_file()
+            assert (out / f"{row['site']}{suffix}").is_file()
     jobs = json.loads(urlopen(f"{scrapyd}/listjobs.json?project=linkspider").read())
     assert len(jobs["finished"]) == 2 and {job["spider"] for job in jobs["finished"]} == {"site"}
-    state = json.loads((tmp_path / "out" / "audit.json").read_text())["sites"]
+    state = json.loads((out / "audit.json").read_text())["sites"]
     assert {entry["status"] for entry in state.values()} == {"done"}
+
+
+def test_review_decisions_are_carried_into_the_database_a_job_built_from_scratch(scrapyd: str, remote_audit: RemoteAudit) -> None:
+    """A job's database knows no decision; fetching it again keeps those made in the audit folder's copy."""
+    out, site = remote_audit.out, read_sites(remote_audit.sites_file)[0]
+    db = sqlite_utils.Database(site.path(out, ".db"))
+    rejected, approved = [(row["source"], row["target"]) for row in db["suggestions"].rows][:2]
+    db["suggestions"].update(rejected, {"status": "rejected"})
+    db["suggestions"].update(approved, {"status": "approved"})
+    db.close()
+    entry = AuditState(out).sites[site.url]
+    runner = ScrapydRunner([scrapyd], "linkspider", out, 0, [], AuditState(out))
+    assert runner.collect(entry["server"], entry["job"], site) is None  # the same job's files, fetched again
+    statuses = {(row["source"], row["target"]): row["status"] for row in sqlite_utils.Database(site.path(out, ".db"))["suggestions"].rows}
+    assert statuses[rejected] == "rejected" and statuses[approved] == "approved"
+    with open(site.path(out, ".suggestions.csv"), newline="", encoding="utf-8") as handle:
+        shown = {(row["from"], row["to"]): row["status"] for row in csv.DictReader(handle)}
+    assert shown[rejected] == "rejected" and shown[approved] == "approved"
 
 
 def test_an_audit_refuses_a_server_without_the_project(scrapyd: str, tmp_path: Path) -> None:
