@@ -7,28 +7,32 @@ weighted by rarity across the site, IDF) plus the TF-IDF weight of the target's 
 words, minus a little for words that belong to neither. The phrase an editor would link on scores
 high, which makes the same number a strong ranking signal (see score.py).
 
-The windows of a source do not depend on the target, so they are found once per source and every
-target of that source is scored against them at once, as arrays.
+The windows of a source do not depend on the target (phrases.py finds them). The search runs on
+blocks of sources at once, as arrays: for each pair, the target's terms are looked up among the
+source's words, and only the windows around a rare matched word are scored, first with an upper
+bound, then exactly where the bound can pass.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from analysis.index import Keywords
 from analysis.load import Corpus
-from analysis.words import STOP, Tokens, terms
-from linkspider.sentences import sentence_spans
+from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, phrases_of
+from analysis.words import terms
+from linkspider.sentences import sentence_at, sentence_spans
 
-MIN_WORDS, MAX_WORDS = 2, 6
 EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not a term of the target
 MIN_STRENGTH = 0.3  # a phrase weaker than this is not an anchor
+BOUND_SLACK = 1e-3  # upper bounds are compared with MIN_STRENGTH less this (float32 sums, strengths rounded to 4 places)
 TOPIC_TERMS = 20  # the target's most characteristic words (TF-IDF) count beside its title
 TOPIC_WEIGHT = 1.0
 COMMON_SHARE = 0.3  # a word on more pages than this share names nothing by itself
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (select() takes another when one is used)
+BLOCK_WORDS = 200_000  # words of the sources searched at once
 
 
 @dataclass(frozen=True)
@@ -51,38 +55,30 @@ def short_title(title: str) -> str:
 
 @dataclass
 class Found:
-    """The best text anchors of some pairs, ALTERNATIVES per pair as character offsets; -1 where none."""
+    """The best text anchors of some pairs, ALTERNATIVES per pair, as character spans; -1 where none."""
 
     starts: np.ndarray  # (pairs, ALTERNATIVES) int32
     ends: np.ndarray
-    sentence_starts: np.ndarray
-    sentence_ends: np.ndarray
     strengths: np.ndarray  # float32, 0 where none
 
     @classmethod
     def empty(cls, pairs: int) -> Found:
-        offsets = [np.full((pairs, ALTERNATIVES), -1, dtype=np.int32) for _ in range(4)]
-        return cls(*offsets, np.zeros((pairs, ALTERNATIVES), dtype=np.float32))
+        return cls(np.full((pairs, ALTERNATIVES), -1, dtype=np.int32), np.full((pairs, ALTERNATIVES), -1, dtype=np.int32),
+                   np.zeros((pairs, ALTERNATIVES), dtype=np.float32))
 
     def anchors(self, row: int, text: str, title: str) -> list[Anchor]:
-        """Pair `row` as Anchor objects, strongest first, then the title fallback."""
-        found = [Anchor(text[start:end], "text", round(float(strength), 4), int(start), text[first:last])
-                 for start, end, first, last, strength in zip(self.starts[row], self.ends[row], self.sentence_starts[row],
-                                                              self.sentence_ends[row], self.strengths[row]) if start >= 0]
+        """Pair `row` as Anchor objects (without their sentence: see with_context), strongest first, then the title fallback."""
+        found = [Anchor(text[start:end], "text", round(float(strength), 4), start)
+                 for start, end, strength in zip(self.starts[row].tolist(), self.ends[row].tolist(), self.strengths[row].tolist())
+                 if start >= 0]
         return [*found, Anchor(short_title(title), "title", 0.0)]
 
 
-@dataclass
-class Phrases:
-    """The windows of one source's text that may be anchors, whatever the target."""
-
-    tokens: Tokens
-    first: np.ndarray  # first and last word of each window
-    last: np.ndarray
-    content: np.ndarray  # words in the window that are not stop words
-    previous_same: np.ndarray  # per word: where the same term occurred before (-1: never), to count each term once
-    sentences: np.ndarray  # (sentences, 2) character spans
-    sentence_of: np.ndarray  # per word
+def with_context(anchors: list[Anchor], text: str) -> list[Anchor]:
+    """The anchors with the sentence of the source text that holds each."""
+    spans = sentence_spans(text)
+    return [replace(anchor, context=text[slice(*sentence_at(text, anchor.offset, spans))]) if anchor.offset is not None else anchor
+            for anchor in anchors]
 
 
 class AnchorFinder:
@@ -116,101 +112,129 @@ class AnchorFinder:
         return self._terms[target]
 
     def anchors(self, source: int, target: int) -> list[Anchor]:
-        """The best text anchors for one pair, strongest first, then the title fallback."""
-        return self.search(source, np.array([target])).anchors(0, self.corpus.texts[source], self.corpus.titles[target])
+        """The best text anchors for one pair with their sentences, strongest first, then the title fallback."""
+        found = self.search_all(np.array([source]), np.array([target]))
+        text = self.corpus.texts[source]
+        return with_context(found.anchors(0, text, self.corpus.titles[target]), text)
 
     def search_all(self, sources: np.ndarray, targets: np.ndarray) -> Found:
-        """Anchors for many pairs, one source at a time: each source's windows are found once."""
+        """Anchors for many pairs, a block of sources at a time."""
         found = Found.empty(len(sources))
         order = np.argsort(sources, kind="stable")
-        bounds = np.flatnonzero(np.diff(sources[order])) + 1
-        for rows in np.split(order, bounds) if len(order) else ():
-            part = self.search(int(sources[rows[0]]), targets[rows])
-            for mine, theirs in zip(vars(found).values(), vars(part).values()):
-                mine[rows] = theirs
+        pages, first_rows = np.unique(sources[order], return_index=True)
+        bounds = [*first_rows.tolist(), len(order)]
+        block: list[int] = []
+        words = 0
+        for i, page in enumerate(pages.tolist()):
+            block.append(page)
+            words += len(self.corpus.texts[page]) // 6
+            if words >= BLOCK_WORDS or i == len(pages) - 1:
+                rows = order[bounds[i + 1 - len(block)]:bounds[i + 1]]
+                where = np.searchsorted(np.array(block), sources[rows])
+                self._search_block(phrases_of(self.corpus, self.keywords.vocabulary, block), where, targets[rows], rows, found)
+                block, words = [], 0
         return found
 
-    def search(self, source: int, targets: np.ndarray) -> Found:
-        """The best anchors of one source for each of the targets."""
-        found = Found.empty(len(targets))
-        phrases = self.phrases(source)
-        if not len(phrases.first):
-            return found
-        ids = phrases.tokens.ids
-        present, where = np.unique(ids, return_inverse=True)
-        # weights[r, w]: target r's weight of word w of the source; seeds: words rare enough to name it
-        weights = np.zeros((len(targets), len(present)), dtype=np.float32)
-        for row, target in enumerate(targets.tolist()):
-            term_ids, term_weights = self.target_terms(target)
-            column = np.searchsorted(present, term_ids)
-            hit = column < len(present)
-            hit[hit] = present[column[hit]] == term_ids[hit]
-            weights[row, column[hit]] = term_weights[hit]
-        weights = weights[:, where]
-        idf = self.keywords.idf
-        rare = np.zeros(len(ids), dtype=bool)
-        known = (ids >= 0) & (ids < len(idf))  # a word the keyword index never saw has no weight either
-        rare[known] = idf[ids[known]] >= self.common
-        seeds = (weights > 0) & rare[None, :]
-        # An upper bound first (a repeated term counted each time), then the exact strength where it can pass.
-        marked = weights + EXTRA_WORD_PENALTY * (weights > 0)
-        cumulative = np.concatenate([np.zeros((len(targets), 1), dtype=np.float32), np.cumsum(marked, axis=1)], axis=1)
-        bound = cumulative[:, phrases.last + 1] - cumulative[:, phrases.first] - EXTRA_WORD_PENALTY * phrases.content
-        rows, windows = np.nonzero(bound >= MIN_STRENGTH - 1e-6)
-        if not len(rows):
-            return found
-        first, last = phrases.first[windows], phrases.last[windows]
-        strength = -EXTRA_WORD_PENALTY * phrases.content[windows].astype(np.float32)
-        seeded = np.zeros(len(rows), dtype=bool)
-        for step in range(MAX_WORDS):
-            word = np.minimum(first + step, last)
-            inside = first + step <= last
-            weight = weights[rows, word] * inside
-            strength += weight * (phrases.previous_same[word] < first) + EXTRA_WORD_PENALTY * (weight > 0)
-            seeded |= seeds[rows, word] & inside
-        strength = np.round(strength, 4)
-        keep = seeded & (strength >= MIN_STRENGTH)
-        rows, first, last, strength = rows[keep], first[keep], last[keep], strength[keep]
-        starts, ends = phrases.tokens.starts[first], phrases.tokens.ends[last]
-        sentences = phrases.sentences[phrases.sentence_of[first]]
-        taken: dict[int, list[tuple[int, int]]] = {}
-        for i in np.lexsort((starts, -strength, rows)).tolist():  # per pair: strongest first, then earliest
-            chosen = taken.setdefault(int(rows[i]), [])
-            if len(chosen) == ALTERNATIVES or any(starts[i] < end and start < ends[i] for start, end in chosen):
-                continue
-            slot = (rows[i], len(chosen))
-            found.starts[slot], found.ends[slot], found.strengths[slot] = starts[i], ends[i], strength[i]
-            found.sentence_starts[slot], found.sentence_ends[slot] = sentences[i]
-            chosen.append((int(starts[i]), int(ends[i])))
-        return found
+    def _search_block(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray, rows: np.ndarray, found: Found) -> None:
+        """Fill found[rows] for the pairs (pages[j] of the phrases, targets[j])."""
+        matches = self._matches(phrases, pages, targets)
+        first, last, pair = _windows(phrases, matches)
+        strength = _strengths(phrases, matches, first, last, pair)
+        keep = strength >= MIN_STRENGTH
+        best = _best(pair[keep], strength[keep], phrases.starts[first[keep]], phrases.ends[last[keep]], len(targets))
+        for slot, (chosen, starts, ends, strengths) in enumerate(best):
+            found.starts[rows[chosen], slot], found.ends[rows[chosen], slot] = starts, ends
+            found.strengths[rows[chosen], slot] = strengths
 
-    def phrases(self, source: int) -> Phrases:
-        """Every window of 2-6 words in one sentence, joined by spaces (or - . /), no stop word at either end,
-        outside the existing links and outside a sentence that only repeats the page's own title."""
-        text = self.corpus.texts[source]
-        tokens = self.keywords.vocabulary.tokenize(text)
-        ids, count = tokens.ids, len(tokens.ids)
-        spans = np.array(sentence_spans(text) or [(0, len(text))], dtype=np.int32).reshape(-1, 2)
-        sentence_of = np.maximum(np.searchsorted(spans[:, 0], tokens.starts, side="right") - 1, 0)
-        own_title = self.corpus.titles[source].strip().lower()
-        blocked = np.array([text[start:end].strip().lower() == own_title for start, end in spans.tolist()])[sentence_of]
-        for start, end in self.corpus.link_spans[source]:
-            blocked |= (tokens.starts < end) & (start < tokens.ends)
-        glued = tokens.joined & (sentence_of[:-1] == sentence_of[1:])
-        run = np.concatenate([[0], np.cumsum(~glued)])
-        blocked_before = np.concatenate([[0], np.cumsum(blocked)])
-        content_before = np.concatenate([[0], np.cumsum(ids != STOP)])
-        stop = ids == STOP
-        firsts, lasts = [], []
-        for size in range(MIN_WORDS, MAX_WORDS + 1):
-            first = np.arange(max(0, count - size + 1))
-            last = first + size - 1
-            ok = (run[first] == run[last]) & ~stop[first] & ~stop[last] & (blocked_before[last + 1] == blocked_before[first])
-            firsts.append(first[ok])
-            lasts.append(last[ok])
-        first, last = np.concatenate(firsts), np.concatenate(lasts)
-        order = np.argsort(ids, kind="stable")
-        previous_same = np.full(count, -1, dtype=np.int64)
-        repeated = np.flatnonzero(ids[order][1:] == ids[order][:-1]) + 1
-        previous_same[order[repeated]] = order[repeated - 1]
-        return Phrases(tokens, first, last, content_before[last + 1] - content_before[first], previous_same, spans, sentence_of)
+    def _matches(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray) -> Matches:
+        """Every occurrence, in each pair's source, of a term of its target."""
+        terms = [self.target_terms(target) for target in targets.tolist()]
+        term = np.concatenate([ids for ids, _ in terms])
+        weight = np.concatenate([weights for _, weights in terms])
+        pair = np.repeat(np.arange(len(targets)), [len(ids) for ids, _ in terms])
+        query = phrases.key(pages[pair], term)
+        low, high = np.searchsorted(phrases.keys, query, "left"), np.searchsorted(phrases.keys, query, "right")
+        counts = high - low
+        query_of = np.repeat(np.arange(len(query)), counts)
+        word = phrases.order[low[query_of] + np.arange(len(query_of)) - np.repeat(np.cumsum(counts) - counts, counts)]
+        codes = pair[query_of] * len(phrases.ids) + word
+        by_code = np.argsort(codes)
+        rare = self.keywords.idf[term[query_of][by_code]] >= self.common
+        return Matches(codes[by_code], weight[query_of][by_code], rare, len(phrases.ids))
+
+
+@dataclass
+class Matches:
+    """Where a pair's target terms occur in its source, as codes pair * words + word, sorted."""
+
+    codes: np.ndarray
+    weights: np.ndarray
+    rare: np.ndarray  # the term is rare enough to name the target (see COMMON_SHARE)
+    words: int
+
+    def weight_before(self) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(self.weights, dtype=np.float64)])
+
+
+def _windows(phrases: Phrases, matches: Matches) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(first word, last word, pair) of the valid windows that hold a rare matched word and may reach MIN_STRENGTH."""
+    codes, words, weight_before = matches.codes, matches.words, matches.weight_before()
+    reach = MAX_WORDS - 1  # seeds: rare matched words with enough matched weight around them
+    nearby = (weight_before[np.searchsorted(codes, codes + reach, "right")]
+              - weight_before[np.searchsorted(codes, codes - reach, "left")])
+    seeds = codes[matches.rare & (nearby >= MIN_STRENGTH - BOUND_SLACK)]
+    seed_word = seeds % words  # a window starts at most MAX_WORDS - 1 words before a seed
+    starts_at = np.sort(np.concatenate([seeds[seed_word >= back] - back for back in range(MAX_WORDS)]), kind="stable")
+    starts_at = starts_at[np.diff(starts_at, prepend=-1) != 0]  # the sort merges sorted runs
+    reaches = seeds[np.searchsorted(seeds, starts_at)] - starts_at + 1  # words to the next seed, itself included
+    sizes = np.arange(MIN_WORDS, MAX_WORDS + 1)
+    first = starts_at % words
+    start_of, size = np.nonzero((sizes >= reaches[:, None]) & (first[:, None] + sizes <= words))
+    size = sizes[size]
+    valid = phrases.valid[first[start_of], size - MIN_WORDS]
+    start_of, size = start_of[valid], size[valid]
+    # an upper bound (a repeated term counted each time), from prefix sums of the matched weights
+    low = np.searchsorted(codes, starts_at)[start_of]
+    high = np.searchsorted(codes, starts_at[start_of] + size - 1, "right")
+    first, pair = first[start_of], starts_at[start_of] // words
+    last = first + size - 1
+    bound = weight_before[high] - weight_before[low] + EXTRA_WORD_PENALTY * (high - low - _content(phrases, first, last))
+    keep = bound >= MIN_STRENGTH - BOUND_SLACK
+    return first[keep], last[keep], pair[keep]
+
+
+def _content(phrases: Phrases, first: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """Words of each window that are not stop words."""
+    return (phrases.content_before[last + 1] - phrases.content_before[first]).astype(np.float32)
+
+
+def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.ndarray, pair: np.ndarray) -> np.ndarray:
+    """The strength of each window for its pair: each target term once, less EXTRA_WORD_PENALTY per other word."""
+    strength = -EXTRA_WORD_PENALTY * _content(phrases, first, last)
+    codes = matches.codes
+    for step in range(MAX_WORDS):
+        at = np.minimum(first + step, last)
+        code = pair * matches.words + at
+        index = np.minimum(np.searchsorted(codes, code), len(codes) - 1)
+        hit = (first + step <= last) & (codes[index] == code)
+        strength += np.where(hit & (phrases.previous_same[at] < first), matches.weights[index], 0) + EXTRA_WORD_PENALTY * hit
+    return np.round(strength, 4)
+
+
+def _best(pair: np.ndarray, strength: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+          pairs: int) -> list[tuple[np.ndarray, ...]]:
+    """Per pair, the ALTERNATIVES strongest windows that do not overlap (the earliest first among equals), greedily:
+    for each slot, (pairs, starts, ends, strengths) of the pairs that have a window left for it."""
+    ranked = np.lexsort((starts, -strength, pair))
+    pair, strength, starts, ends = pair[ranked], strength[ranked], starts[ranked], ends[ranked]
+    alive, slots = np.ones(len(pair), dtype=bool), []
+    for _ in range(ALTERNATIVES):
+        left = np.flatnonzero(alive)
+        if not len(left):
+            break
+        best = left[np.diff(pair[left], prepend=-1) != 0]  # the first window left of each pair
+        slots.append((pair[best], starts[best], ends[best], strength[best]))
+        taken_start, taken_end = np.full(pairs, -1), np.full(pairs, -1)
+        taken_start[pair[best]], taken_end[pair[best]] = starts[best], ends[best]
+        alive &= ~((starts < taken_end[pair]) & (taken_start[pair] < ends))
+    return slots

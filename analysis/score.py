@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.anchors import Anchor, AnchorFinder, Found
+from analysis.anchors import Anchor, AnchorFinder, Found, with_context
 from analysis.candidates import Candidates
 from analysis.load import Corpus
 
@@ -64,15 +64,28 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
               + ANCHOR_WEIGHT * found.strengths[:, 0] + NEED_WEIGHT * need(corpus, candidates.source, candidates.target))
     order = np.lexsort((candidates.target, candidates.source, -scores))
     ranked = Ranked(corpus, candidates, found, scores, order)
-    if max_per_target is not None:
-        return *ranked.select(max_per_page, max_per_target), max_per_target
-    per_source = np.bincount(candidates.source, minlength=len(corpus)) if len(candidates) else np.zeros(0, dtype=np.int64)
-    cap = max(MIN_CAP, int(MAX_TARGET_SHARE * int(np.minimum(per_source, max_per_page).sum())))
-    while True:
-        queue, hubs = ranked.select(max_per_page, cap)
-        if cap == MIN_CAP or cap <= MAX_TARGET_SHARE * len(queue):
-            return queue, hubs, cap
-        cap -= 1
+    if max_per_target is None:
+        per_source = np.bincount(candidates.source, minlength=len(corpus)) if len(candidates) else np.zeros(0, dtype=np.int64)
+        cap = max(MIN_CAP, int(MAX_TARGET_SHARE * int(np.minimum(per_source, max_per_page).sum())))
+        while True:
+            queue, hubs = ranked.select(max_per_page, cap)
+            if cap == MIN_CAP or cap <= MAX_TARGET_SHARE * len(queue):
+                break
+            cap -= 1
+    else:
+        (queue, hubs), cap = ranked.select(max_per_page, max_per_target), max_per_target
+    return _with_contexts(corpus, queue), hubs, cap
+
+
+def _with_contexts(corpus: Corpus, queue: list[Suggestion]) -> list[Suggestion]:
+    """Each suggestion's anchor with its sentence, the sentences of each source found once."""
+    by_source: dict[int, list[Suggestion]] = {}
+    for item in queue:
+        by_source.setdefault(item.source, []).append(item)
+    for source, items in by_source.items():
+        for item, anchor in zip(items, with_context([item.anchor for item in items], corpus.texts[source])):
+            item.anchor = anchor
+    return queue
 
 
 @dataclass

@@ -1,0 +1,76 @@
+"""The word windows of source pages that may become anchors, whatever the target (anchors.py scores them).
+
+A window is 2-6 words inside one sentence, joined only by spaces (or - . /), with no stop word at
+either end, outside the page's existing links and outside a sentence that only repeats the page's
+own title. Several pages are laid end to end as one set of arrays, so the anchor search works on
+many sources per numpy call; no window crosses from one page into the next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from analysis.load import Corpus
+from analysis.words import STOP, Vocabulary
+from linkspider.sentences import sentence_spans
+
+MIN_WORDS, MAX_WORDS = 2, 6
+
+
+@dataclass
+class Phrases:
+    """The words of some pages end to end, and which windows of them may be anchors."""
+
+    ids: np.ndarray  # term id per word (STOP for stop words)
+    starts: np.ndarray  # character offsets in the word's own page
+    ends: np.ndarray
+    keys: np.ndarray  # (page, term) per word, sorted: where each term occurs on each page (see key)
+    order: np.ndarray  # the words in key order
+    valid: np.ndarray  # (words, sizes): the window of this size starting at this word may be an anchor
+    content_before: np.ndarray  # non-stop words before each word
+    previous_same: np.ndarray  # the previous word of the same page with the same term, -1 if none
+    terms: int  # vocabulary size when made
+
+    def key(self, page: np.ndarray, term: np.ndarray) -> np.ndarray:
+        """The sort key of a term on a page (page is the position among the pages these phrases were made of)."""
+        return page * (self.terms + 1) + term + 1
+
+
+def phrases_of(corpus: Corpus, vocabulary: Vocabulary, pages: list[int]) -> Phrases:
+    """The pages' words end to end, with their valid windows."""
+    tokens = [vocabulary.tokenize(corpus.texts[page]) for page in pages]
+    ids = np.concatenate([part.ids for part in tokens]).astype(np.int64)
+    glued = np.concatenate([np.append(part.joined, False) for part in tokens])  # never glued to the next page
+    blocked = np.concatenate([_blocked(corpus, page, part.starts, part.ends) for page, part in zip(pages, tokens)])
+    count, stop = len(ids), ids == STOP
+    run = np.concatenate([[0], np.cumsum(~glued[:-1])])  # words of one run may share a phrase
+    blocked_before = np.concatenate([[0], np.cumsum(blocked)])
+    valid = np.zeros((count, MAX_WORDS - MIN_WORDS + 1), dtype=bool)
+    for size in range(MIN_WORDS, MAX_WORDS + 1):
+        first = np.arange(max(0, count - size + 1))
+        last = first + size - 1
+        valid[first, size - MIN_WORDS] = ((run[first] == run[last]) & ~stop[first] & ~stop[last]
+                                          & (blocked_before[last + 1] == blocked_before[first]))
+    terms = len(vocabulary)
+    keys = np.repeat(np.arange(len(pages)), [len(part.ids) for part in tokens]) * (terms + 1) + ids + 1
+    order = np.argsort(keys, kind="stable")
+    previous_same = np.full(count, -1, dtype=np.int64)
+    repeated = np.flatnonzero(keys[order][1:] == keys[order][:-1]) + 1
+    previous_same[order[repeated]] = order[repeated - 1]
+    return Phrases(ids, np.concatenate([part.starts for part in tokens]), np.concatenate([part.ends for part in tokens]),
+                   keys[order], order, valid, np.concatenate([[0], np.cumsum(~stop)]), previous_same, terms)
+
+
+def _blocked(corpus: Corpus, page: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Words no anchor may hold: inside an existing link, or in a sentence that only repeats the page's own title."""
+    blocked = np.zeros(len(starts), dtype=bool)
+    for start, end in corpus.link_spans[page]:
+        blocked |= (starts < end) & (start < ends)
+    text, title = corpus.texts[page], corpus.titles[page].strip().lower()
+    if title and title in text.lower():
+        for start, end in sentence_spans(text):
+            if text[start:end].strip().lower() == title:
+                blocked |= (starts >= start) & (ends <= end)
+    return blocked
