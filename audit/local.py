@@ -7,14 +7,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from audit.run import Finished
 from audit.sites import Site
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent  # where scrapy.cfg and the packages are
-Finished = Callable[[Site, str | None], None]  # called with the site and its error (None: done)
 
 
 def crawl_command(site: Site, db: Path, max_pages: int, settings: list[str]) -> list[str]:

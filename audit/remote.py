@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
 from pathlib import Path
 from urllib.error import HTTPError, URLError
 from urllib.parse import urlencode
 from urllib.request import urlopen
 
 from audit.decisions import carry_decisions
+from audit.run import Finished
 from audit.sites import AuditInputError, Site
 from audit.state import AuditState
 from linkspider.jobs import OUTCOME
@@ -63,7 +63,7 @@ class ScrapydRunner:
         self.servers, self.project, self.out, self.max_pages = servers, project, out, max_pages
         self.settings, self.state, self.poll = settings, state, poll
 
-    def run(self, sites: list[Site], finished: Callable[[Site, str | None], None]) -> None:
+    def run(self, sites: list[Site], finished: Finished) -> None:
         self.check_deployed()
         jobs: dict[tuple[str, str], Site] = {}  # (server, job id) -> site
         for number, site in enumerate(sites):

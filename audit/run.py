@@ -14,14 +14,18 @@ from audit.sites import Site, read_sites
 from audit.state import AuditState
 
 
+Finished = Callable[[Site, str | None], None]  # told each site as it ends, with its error (None: done)
+
+
 class Runner(Protocol):
-    def run(self, sites: list[Site], finished: Callable[[Site, str | None], None]) -> None: ...
+    """Runs the sites, here (audit/local.py) or on Scrapyd (audit/remote.py)."""
+
+    def run(self, sites: list[Site], finished: Finished) -> None: ...
 
 
 @dataclass
 class AuditResult:
     rows: list[SiteRow]
-    ran: int  # sites run this time
     skipped: int  # done in an earlier run
     summary_csv: Path
     index_html: Path
@@ -54,7 +58,7 @@ def audit(sites_file: Path, out: Path, runner_for: Callable[[AuditState], Runner
     finally:
         rows = [row_of(site, state, out) for site in sites]
         summary_csv, index_html = write_summary(out, rows)
-    return AuditResult(rows, len(todo), len(sites) - len(todo), summary_csv, index_html)
+    return AuditResult(rows, len(sites) - len(todo), summary_csv, index_html)
 
 
 def row_of(site: Site, state: AuditState, out: Path) -> SiteRow:
