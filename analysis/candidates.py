@@ -67,10 +67,9 @@ def codes(pairs: Iterable[Pair], pages: int) -> np.ndarray:
     return np.array(sorted(source * pages + target for source, target in pairs), dtype=np.int64)
 
 
-def neighbour_codes(neighbours: np.ndarray) -> np.ndarray:
-    """Each page's neighbours as pair codes, without the page itself and missing (-1) entries."""
-    pages = len(neighbours)
-    sources, targets = np.repeat(np.arange(pages, dtype=np.int64), neighbours.shape[1]), neighbours.ravel()
+def neighbour_codes(neighbours: np.ndarray, pages: int) -> np.ndarray:
+    """Each row's neighbours (row i: page i's) as pair codes, without the page itself and missing (-1) entries."""
+    sources, targets = np.repeat(np.arange(len(neighbours), dtype=np.int64), neighbours.shape[1]), neighbours.ravel()
     keep = (targets >= 0) & (targets != sources)
     return sources[keep] * pages + targets[keep]
 
@@ -81,7 +80,7 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     """(candidates, cannibalisation pairs (a, b, similarity) with a < b) from each page's neighbours and mentions."""
     pages = len(corpus)
     mentioned_codes = codes(mentions, pages)
-    pairs = np.unique(np.concatenate([neighbour_codes(by_meaning[1]), neighbour_codes(by_words[1]), mentioned_codes]))
+    pairs = np.unique(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentioned_codes]))
     sources, targets = pairs // pages, pairs % pages
     similarity = np.empty(len(pairs), dtype=np.float32)
     for start in range(0, len(pairs), PAIRS_AT_ONCE):

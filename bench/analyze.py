@@ -20,7 +20,7 @@ the first F of the pages as sources only (pages are in random order) and are als
 all; the pairs and TF-IDF non-zeros find_candidates would gather for every source are counted
 either way. With --mentions-block N, Keywords.mentions is called for N targets at a time (same
 pairs, bounded memory). Both apply to sizes of --share-from pages and more. Above
-analysis.index.EXACT_LIMIT pages it also measures the recall of the HNSW neighbours against exact
+analysis.index.EXACT_LIMIT pages it also measures the recall of the IVF neighbours against exact
 search (faiss.IndexFlatIP) on 1,000 sampled pages. The parent kills a child whose RSS passes
 --memory-cap-gb or that runs past --timeout-s, and reports the stage it was in.
 
@@ -518,7 +518,7 @@ def corpus_profile(corpus: Any, instrumented: InstrumentedPropose) -> dict[str, 
     }
 
 
-def hnsw_recall(vectors: np.ndarray, indices: np.ndarray, queries: int, seed: int) -> dict[str, float]:
+def approximate_recall(vectors: np.ndarray, indices: np.ndarray, queries: int, seed: int) -> dict[str, float]:
     """Recall of the pipeline's neighbours against exact inner-product search, on a sample of pages.
 
     Both lists are the k' = neighbours + 1 nearest (the page itself included), as nearest() returns them.
@@ -674,7 +674,7 @@ def run_stages(args: argparse.Namespace) -> None:
         "pages": args.pages, "seed": args.seed, "code": code, "clusters": site.clusters, "super_topics": site.supers,
         "corpus": built[CORPUS_STAGE], "stages": instrumented.report, "propose_timings": {k: round(v, 3) for k, v in timings.items()},
         "total_s": round(total, 2), "peak_rss_mb": round(peak, 1),
-        "index": "flat (exact)" if args.pages <= EXACT_LIMIT else "HNSW",
+        "index": "flat (exact)" if args.pages <= EXACT_LIMIT else "IVF-Flat",
         "profile": corpus_profile(corpus, instrumented), "vocabulary": len(keywords.vocabulary), "tfidf_nonzeros": int(keywords.matrix.nnz),
         "content_links": len(corpus.content_pairs), "template_links": len(corpus.template_pairs),
         "mentions": len(seen["every_source"][1]), "candidates": len(seen["candidates"][0]), "cannibalised": len(proposal.cannibalised),
@@ -684,7 +684,7 @@ def run_stages(args: argparse.Namespace) -> None:
         "neighbour_similarity": neighbour_profile(vectors, by_meaning, np.random.default_rng(args.seed)),
     }
     if args.pages > EXACT_LIMIT or args.recall:
-        result["recall"] = hnsw_recall(vectors, by_meaning[1], RECALL_QUERIES, args.seed)
+        result["recall"] = approximate_recall(vectors, by_meaning[1], RECALL_QUERIES, args.seed)
     emit("result", **result)
 
 
@@ -794,7 +794,7 @@ def print_scale(results: list[dict[str, Any]]) -> None:
             f"{extrapolated_total(r):.1f} s" if "total_s" in r else "-" for r in results])
     lines.append(["neighbour cosine 1st/10th/30th/random"] + [
         "/".join(str(v) for v in r["neighbour_similarity"].values()) if "neighbour_similarity" in r else "-" for r in results])
-    lines.append(["HNSW recall@31 (@10) vs exact"] + [
+    lines.append(["IVF recall@31 (@10) vs exact"] + [
         f"{r['recall']['recall_at_k']:.4f} ({r['recall']['recall_at_10']:.4f})" if "recall" in r else "-" for r in results])
     widths = [max(len(str(row[i])) for row in lines) for i in range(len(header))]
     for row in lines:
@@ -828,7 +828,7 @@ def bench_real(args: argparse.Namespace) -> list[dict[str, Any]]:
         results.append({
             "label": path.name, "pages": len(corpus), "stages": instrumented.report, "total_s": round(total, 2),
             "peak_rss_mb": round(max(figures["peak_rss_mb"] for figures in instrumented.report.values()), 1),
-            "index": "flat (exact)" if len(corpus) <= EXACT_LIMIT else "HNSW", "profile": corpus_profile(corpus, instrumented),
+            "index": "flat (exact)" if len(corpus) <= EXACT_LIMIT else "IVF-Flat", "profile": corpus_profile(corpus, instrumented),
             "vocabulary": len(seen["keywords"].vocabulary), "tfidf_nonzeros": int(seen["keywords"].matrix.nnz),
             "mentions": len(seen["every_source"][1]), "candidates": len(seen["candidates"][0]), "queue": len(proposal.queue),
             "sources": seen["sources"], "pairs": gathered["pairs"], "pair_row_nonzeros": gathered["nonzeros"],

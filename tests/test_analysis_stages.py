@@ -367,6 +367,15 @@ def test_candidates_come_only_from_the_neighbour_lists(five: tuple[Corpus, Keywo
     assert len(candidates) == 0 and cannibalised == []
 
 
+def test_neighbour_rows_of_some_pages_give_those_pages_pairs(five: tuple[Corpus, Keywords]) -> None:
+    scores = np.zeros((2, 2), dtype=np.float32)
+    first_two = (scores, np.array([[2, 1], [0, 2]]))  # rows for pages 0 and 1 only
+    none = (np.zeros((0, 0), dtype=np.float32), np.zeros((0, 0), dtype=np.int64))
+    candidates, cannibalised = candidates_of(five, 0.5, 0.9, by_meaning=first_two, by_words=none)
+    assert found(candidates) == {(1, 0, False), (1, 2, False)}  # (0, 1) is content-linked
+    assert [(a, b) for a, b, _ in cannibalised] == [(0, 2)]
+
+
 def test_a_mention_is_a_candidate_below_the_threshold_but_never_a_linked_pair(five: tuple[Corpus, Keywords]) -> None:
     if "mentions" not in inspect.signature(find_candidates).parameters:
         pytest.skip("find_candidates takes no mentions")
