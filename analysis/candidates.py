@@ -22,7 +22,7 @@ from analysis.index import Keywords
 from analysis.load import Corpus, Pair
 
 Neighbours = tuple[np.ndarray, np.ndarray]  # (similarities, indices), one row per page
-PAIRS_AT_ONCE = 200_000  # vectors gathered per step for the similarities (2 x 300 MB at 384 dimensions)
+PAIRS_AT_ONCE = 50_000  # vectors gathered per step for the similarities (2 x 77 MB at 384 dimensions)
 
 
 @dataclass

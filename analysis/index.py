@@ -92,18 +92,18 @@ class Keywords:
     """
 
     BLOCK_CELLS = 20_000_000  # rows x pages of one block of similarities (80 MB of float32)
-    PAIR_CELLS = 20_000_000  # non-zeros gathered at once by similarity()
+    PAIR_CELLS = 5_000_000  # non-zeros gathered at once by similarity() (2 x 40 MB)
 
     def __init__(self, texts: list[str]) -> None:
         self.vocabulary = Vocabulary()
-        rows = []
+        columns, counts = [], []
         for text in texts:
-            ids = self.vocabulary.tokenize(text).ids
-            rows.append(np.unique(ids[ids != STOP], return_counts=True))
+            ids = self.vocabulary.term_ids(text)
+            present, count = np.unique(ids[ids != STOP], return_counts=True)
+            columns.append(present)
+            counts.append(count.astype(np.float32))
         counts = sparse.csr_matrix(
-            (np.concatenate([counts for _, counts in rows]).astype(np.float32),
-             np.concatenate([ids for ids, _ in rows]),
-             np.concatenate([[0], np.cumsum([len(ids) for ids, _ in rows])])),
+            (np.concatenate(counts), np.concatenate(columns), np.concatenate([[0], np.cumsum([len(row) for row in columns])])),
             shape=(len(texts), len(self.vocabulary)))
         transformer = TfidfTransformer(sublinear_tf=True)
         self.matrix: sparse.csr_matrix = transformer.fit_transform(counts).astype(np.float32).tocsr()

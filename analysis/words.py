@@ -66,6 +66,11 @@ class Vocabulary:
             self.terms.append(term)
         return self.ids[term]
 
+    def term_ids(self, text: str) -> np.ndarray:
+        """The term ids of the text's words (STOP for stop words), without their offsets: what TF-IDF counts."""
+        words = WORD.findall(text)
+        return np.fromiter(map(self._spelling.__getitem__, words), dtype=np.int32, count=len(words))
+
     def tokenize(self, text: str) -> Tokens:
         """Split the text with one regex call; offsets come from the lengths of the pieces."""
         pieces = _WORDS_AND_GAPS.split(text)
