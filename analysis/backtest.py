@@ -139,7 +139,7 @@ def seed_pipeline(db: sqlite_utils.Database, corpus: Corpus, options: Options) -
     texts = [f"{title} {stripped.get(url) or ''}" for url, title in zip(corpus.urls, corpus.titles)]
     hashes = [hashlib.sha1(text.encode()).hexdigest() for text in texts]
     vectors = embed_pages(db, corpus.urls, texts, hashes, options.model, options.device, progress=False,
-                          recipe="seed-baseline").vectors
+                          recipe="seed-baseline", backend=options.backend).vectors
     return _top_pairs(corpus, vectors @ vectors.T, options.max_per_page, SEED_THRESHOLD)
 
 

@@ -18,7 +18,7 @@ import sqlite_utils
 from analysis.anchors import COMMON_SHARE, AnchorFinder
 from analysis.candidates import find_candidates
 from analysis.changes import Changes, record_changes
-from analysis.embed import DEFAULT_MODEL, embed_pages, page_text
+from analysis.embed import DEFAULT_BACKEND, DEFAULT_MODEL, embed_pages, page_text
 from analysis.export import export_csv, rejected_pairs, save_cannibalization, save_hubs, save_orphans, save_suggestions
 from analysis.impact import Impact, measure_impact
 from analysis.index import Keywords, nearest
@@ -46,6 +46,7 @@ class Options:
     min_words: int = 50
     neighbours: int = 30  # per page, from each of the two indexes
     device: str = "auto"
+    backend: str = DEFAULT_BACKEND  # torch, onnx or onnx-int8 (analysis/embed.py)
     csv: Path | None = None
     progress: bool = True
     approved_only: bool = False  # the impact of the approved suggestions only (default: pending and approved)
@@ -96,7 +97,7 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
     with timed(timings, "embed"):
         texts = [page_text(title, text) for title, text in zip(corpus.titles, corpus.texts)]
         embeddings = embed_pages(db, corpus.urls, texts, corpus.hashes, options.model, options.device,
-                                 progress=options.progress)
+                                 progress=options.progress, backend=options.backend)
     with timed(timings, "index"):
         by_meaning = nearest(embeddings.vectors, options.neighbours)
         keywords = Keywords([f"{title}\n{text}" for title, text in zip(corpus.titles, corpus.texts)])  # whole pages
