@@ -85,7 +85,7 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     similarity = np.empty(len(pairs), dtype=np.float32)
     for start in range(0, len(pairs), PAIRS_AT_ONCE):
         part = slice(start, start + PAIRS_AT_ONCE)
-        similarity[part] = np.einsum("ij,ij->i", vectors[sources[part]], vectors[targets[part]])
+        similarity[part] = (vectors[sources[part]] * vectors[targets[part]]).sum(axis=1)  # einsum: 3x slower here
     mentioned = np.isin(pairs, mentioned_codes)
     related = (similarity >= threshold) | mentioned
     duplicate = related & (similarity > max_similarity)
