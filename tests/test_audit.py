@@ -11,8 +11,10 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from audit.figures import COLUMNS
 from audit.outputs import SiteRow, render
 from audit.sites import Site
 from conftest import ROOT, SCRAPY
-from linkspider.localserver import serve
+from linkspider.localserver import make_server, running, serve
 from tinysite import SLUGS, tiny_site
 
 FAST = ["-s", "AUTOTHROTTLE_ENABLED=False", "-s", "LOG_LEVEL=WARNING"]
@@ -125,27 +127,44 @@ def test_running_the_audit_again_skips_the_sites_done_and_retries_the_failed(aud
     assert summary(audited.out)[audited.urls[2]]["status"] == "failed"
 
 
-def test_an_interrupted_audit_resumes_where_it_stopped(sites: list[str], tmp_path: Path) -> None:
-    path, out = sites_file(tmp_path, sites[:2]), tmp_path / "out"
-    process = subprocess.Popen(audit_command(path, out, "--jobs", "1"), cwd=ROOT, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True,
-                               env={**os.environ, "PYTHONPATH": str(ROOT)})
-    deadline = time.monotonic() + 300
-    while not (out / "audit.json").is_file() and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)
-    os.killpg(process.pid, signal.SIGINT)  # Ctrl-C: the audit and the crawl it runs
-    _, stderr = process.communicate(timeout=120)
-    assert process.returncode == 130, stderr
-    assert "run the same command again to resume" in stderr
-    state = json.loads((out / "audit.json").read_text())["sites"]
-    assert [state[url]["status"] for url in sites[:2] if url in state] == ["done"]
-    assert summary(out)[sites[1]]["status"] in ("failed", "not finished")
+@contextmanager
+def held(directory: Path, gate: threading.Event) -> Iterator[str]:
+    """A site whose every request waits for the gate to open: until then an audit is surely busy with it."""
+    server = make_server(directory)
+    answer = server.RequestHandlerClass
 
-    again = run_audit(path, out, "--jobs", "1")
-    assert again.returncode == 0, again.stderr
-    assert "Audited 2 sites: 2 done (1 of them in an earlier run), 0 failed" in again.stdout
-    first = out / f"{summary(out)[sites[0]]['site']}.db"
-    assert crawls(first) == 1  # not crawled again
+    def answer_once_open(*args: object) -> object:
+        gate.wait(timeout=300)
+        return answer(*args)
+
+    server.RequestHandlerClass = answer_once_open
+    with running(server) as url:
+        yield url
+
+
+def test_an_interrupted_audit_resumes_where_it_stopped(sites: list[str], tmp_path: Path) -> None:
+    gate = threading.Event()
+    with held(tiny_site(tmp_path / "held", SLUGS[3:]), gate) as second:
+        path, out = sites_file(tmp_path, [sites[0], second]), tmp_path / "out"
+        process = subprocess.Popen(audit_command(path, out, "--jobs", "1"), cwd=ROOT, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+        deadline = time.monotonic() + 300
+        while not (out / "audit.json").is_file() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)  # the first site is done; the second waits at the gate
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C: the audit and the crawl it runs
+        gate.set()
+        _, stderr = process.communicate(timeout=120)
+        assert process.returncode == 130, stderr
+        assert "run the same command again to resume" in stderr
+        state = json.loads((out / "audit.json").read_text())["sites"]
+        assert [state[url]["status"] for url in (sites[0], second) if url in state] == ["done"]
+        assert summary(out)[second]["status"] in ("failed", "not finished")
+
+        again = run_audit(path, out, "--jobs", "1")
+        assert again.returncode == 0, again.stderr
+        assert "Audited 2 sites: 2 done (1 of them in an earlier run), 0 failed" in again.stdout
+        assert crawls(out / f"{summary(out)[sites[0]]['site']}.db") == 1  # not crawled again
 
 
 @pytest.mark.parametrize("content, message", [
