@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
+from linkspider.db import open_database
 from linkspider.localserver import serve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,3 +58,14 @@ def demo_crawl(demo_url: str, tmp_path_factory: pytest.TempPathFactory) -> Crawl
     run = run_crawl(demo_url, tmp_path_factory.mktemp("demo") / "demo.db")
     assert run.returncode == 0, run.stderr
     return run
+
+
+def two_page_database(path: Path) -> Path:
+    """A crawl database of two plain 60-word pages: enough for `scrapy analyze` to load a model."""
+    db = open_database(path)
+    for page in ("a", "b"):
+        db["pages"].insert({"url": f"http://127.0.0.1:1/{page}", "final_url": f"http://127.0.0.1:1/{page}", "status": 200,
+                            "is_html": 1, "title": page, "main_text": "word " * 60, "word_count": 60, "content_hash": page,
+                            "gone": 0, "noindex": 0})
+    db.close()
+    return path

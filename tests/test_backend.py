@@ -16,8 +16,7 @@ import sqlite_utils
 
 from analysis import embed
 from analysis.embed import DEFAULT_MODEL, ModelError, embed_pages, load_encoder
-from conftest import ROOT, SCRAPY
-from linkspider.db import open_database
+from conftest import ROOT, SCRAPY, two_page_database
 
 MODEL_LIBRARIES = ("torch", "sentence_transformers", "transformers", "onnxruntime", "onnx", "tokenizers")
 TEXTS = [
@@ -91,12 +90,7 @@ def test_device_cuda_without_cuda_is_one_clear_error(tmp_path: Path) -> None:
         load_encoder(DEFAULT_MODEL, "cuda", "torch")
     with pytest.raises(ModelError, match="--device cuda: onnxruntime .* has no CUDA provider"):
         load_encoder(DEFAULT_MODEL, "cuda", "onnx-int8")
-    db = open_database(tmp_path / "two.db")
-    for page in ("a", "b"):
-        db["pages"].insert({"url": f"http://127.0.0.1:1/{page}", "final_url": f"http://127.0.0.1:1/{page}", "status": 200,
-                            "is_html": 1, "title": page, "main_text": "word " * 60, "word_count": 60, "content_hash": page,
-                            "gone": 0, "noindex": 0})
-    db.close()
+    two_page_database(tmp_path / "two.db")
     for backend in ("torch", "onnx"):
         done = run(*SCRAPY, "analyze", str(tmp_path / "two.db"), "--device", "cuda", "--backend", backend,
                    env={embed.CACHE_ENV: str(tmp_path / "cache")})

@@ -21,8 +21,7 @@ from scrapy.settings import Settings
 
 import linkspider.commands
 from analysis import cli
-from conftest import ROOT, SCRAPY
-from linkspider.db import open_database
+from conftest import ROOT, SCRAPY, two_page_database
 from linkspider.spiders.site import CrawlOptions
 
 HEAVY = ("torch", "sentence_transformers")
@@ -167,12 +166,7 @@ def test_help_and_argument_errors_do_not_import_the_model_libraries(args: list[s
 
 def test_the_import_checks_would_see_torch(tmp_path: Path) -> None:
     """The checks above are not blind: an analysis that tries to load a model shows torch in both."""
-    db = open_database(tmp_path / "two.db")
-    for page in ("a", "b"):
-        db["pages"].insert({"url": f"http://127.0.0.1:1/{page}", "final_url": f"http://127.0.0.1:1/{page}", "status": 200,
-                            "is_html": 1, "title": page, "main_text": "word " * 60, "word_count": 60, "content_hash": page,
-                            "gone": 0, "noindex": 0})
-    db.close()
+    two_page_database(tmp_path / "two.db")
     args = [str(tmp_path / "two.db"), "--model", "/nonexistent/path"]
     done = run(sys.executable, "-X", "importtime", "-m", "analysis", *args)
     assert done.returncode == 1 and "cannot load model" in done.stderr
