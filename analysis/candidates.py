@@ -59,9 +59,6 @@ class Candidates:
         columns = [getattr(self, column.name).tolist() for column in fields(self)]
         return (Candidate(*row) for row in zip(*columns))
 
-    def __getitem__(self, rows: np.ndarray) -> Candidates:
-        return Candidates(*(getattr(self, column.name)[rows] for column in fields(self)))
-
 
 def codes(pairs: Iterable[Pair], pages: int) -> np.ndarray:
     return np.array(sorted(source * pages + target for source, target in pairs), dtype=np.int64)
