@@ -115,6 +115,14 @@ def rss_mb(pid: int | str = "self") -> float | None:
         return None
 
 
+def print_json(result: Any, path: Path | None) -> None:
+    """A bench script's result on stdout, and in path too when --json gave one."""
+    text = json.dumps(result, indent=1)
+    print(text)
+    if path:
+        path.write_text(text + "\n")
+
+
 def emit(event: str, **fields: Any) -> None:
     """One JSON line on stdout: how a `stages` child reports to `scale`."""
     print(json.dumps({"event": event, **fields}), flush=True)

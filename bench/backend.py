@@ -45,7 +45,7 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402 (after the path is set, like every bench script)
 
-from bench.analyze import cpu_seconds, demo_page_texts, machine  # noqa: E402
+from bench.analyze import cpu_seconds, demo_page_texts, machine, print_json  # noqa: E402
 
 BACKENDS = ("torch", "onnx", "onnx-int8")
 LIBRARIES = ("torch", "sentence_transformers", "transformers", "onnxruntime", "tokenizers")
@@ -229,10 +229,7 @@ def main() -> None:
         sub.add_argument("--json", type=Path, help="also write the result here")
     args = parser.parse_args()
     result = {"speed": bench_speed, "overlap": bench_overlap, "startup": bench_startup}[args.command](args)
-    text = json.dumps(result, indent=1)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n")
+    print_json(result, args.json)
 
 
 if __name__ == "__main__":

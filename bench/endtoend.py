@@ -20,7 +20,6 @@ from an empty cache of its own, so its export is timed as part of it.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -33,7 +32,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.analyze import machine  # noqa: E402 (after the path is set, like every bench script)
+from bench.analyze import machine, print_json  # noqa: E402 (after the path is set, like every bench script)
 
 BACKENDS = ("torch", "onnx", "onnx-int8")
 SCRAPY = [sys.executable, "-m", "scrapy.cmdline"]
@@ -107,10 +106,7 @@ def main() -> None:
     else:
         with tempfile.TemporaryDirectory(prefix="linkspider-endtoend-") as folder:
             result = measure(args, Path(folder))
-    text = json.dumps(result, indent=1)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n")
+    print_json(result, args.json)
 
 
 if __name__ == "__main__":
