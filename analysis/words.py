@@ -1,7 +1,8 @@
 """Words as the analysis compares them: lower-cased, lightly stemmed, without stop words.
 
-The keyword index and the anchor search read the same tokens: :class:`Vocabulary` splits a text
-once into words and their offsets with one regex call, and stems each distinct spelling once.
+The keyword index and the anchor search share one :class:`Vocabulary`, so a term has the same id
+in both: it splits a text with one regex call (with the words' offsets for the anchor search,
+without them for the index) and stems each distinct spelling once.
 """
 
 from __future__ import annotations
