@@ -6,8 +6,9 @@ redirect is not a click, and a duplicate's links count as its canonical's. Per p
 graph and again with the queue's links added as content links:
 
 - click depth: fewest clicks from the latest crawl's start URL(s); none when no path exists;
-- internal PageRank (networkx, damping 0.85; a rel=nofollow link, or any link of a nofollow page,
-  passes none); all pages together hold 1;
+- internal PageRank (damping 0.85, by power iteration on a sparse matrix as networkx's pagerank
+  does, which the tests check it against; a rel=nofollow link, or any link of a nofollow page, passes
+  none); all pages together hold 1;
 - inbound content links: other pages linking to it from their main content;
 - orphan: no inbound content link (sitemap-only pages included; a start page is never one).
 
@@ -33,10 +34,12 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import cached_property
 
-import networkx as nx
 import numpy as np
 import sqlite_utils
+from scipy import sparse
+from scipy.sparse import csgraph
 
 from analysis.export import SUGGESTIONS, replace_table
 from analysis.load import page_titles, resolver
@@ -62,25 +65,34 @@ class NotAnalysed(ValueError):
 
 @dataclass
 class Graph:
-    """The crawl's resolved link graph (see the module docstring)."""
+    """The crawl's resolved link graph (see the module docstring), as sparse matrices over its pages."""
 
-    links: nx.DiGraph  # one edge per linked pair of pages; `follow`: it passes PageRank
+    pages: list[str]  # sorted; a page's row and column in the matrices
+    links: sparse.csr_array  # links[i, j]: page i links to page j, from any region
+    followed: sparse.csr_array  # the links that pass PageRank
     content: set[Pair]  # pairs linked from the source's main content
     start: set[str]
     titles: dict[str, str]
     sitemap_only: set[str]
 
-    @property
-    def followed(self) -> nx.DiGraph:
-        """The links that pass PageRank."""
-        return nx.subgraph_view(self.links, filter_edge=lambda source, target: self.links[source][target]["follow"])
+    @cached_property
+    def index(self) -> dict[str, int]:
+        return {url: i for i, url in enumerate(self.pages)}
 
     def with_links(self, pairs: Iterable[Pair]) -> Graph:
         """The graph after adding these pairs as followed content links."""
         pairs = set(pairs)
-        links = self.links.copy()
-        links.add_edges_from(pairs, follow=True)
-        return replace(self, links=links, content=self.content | pairs)
+        added = self.matrix(pairs)
+        return replace(self, links=_union(self.links, added), followed=_union(self.followed, added), content=self.content | pairs)
+
+    def matrix(self, pairs: Iterable[Pair]) -> sparse.csr_array:
+        """These pairs as a 0/1 matrix over the graph's pages."""
+        cells = np.array([(self.index[source], self.index[target]) for source, target in pairs], dtype=np.int64).reshape(-1, 2)
+        return sparse.csr_array((np.ones(len(cells)), (cells[:, 0], cells[:, 1])), shape=(len(self.pages), len(self.pages)))
+
+
+def _union(first: sparse.csr_array, second: sparse.csr_array) -> sparse.csr_array:
+    return ((first + second) > 0).astype(np.float64)
 
 
 @dataclass
@@ -128,61 +140,87 @@ def load_graph(db: sqlite_utils.Database) -> Graph:
     ) if resolve.get(row["url"], row["url"]) == row["url"]]
     urls = [row["url"] for row in rows]
     titles = page_titles([row["title"] for row in rows], [row["h1"] for row in rows], urls)
-    links = nx.DiGraph()
-    links.add_nodes_from(urls)
+    live = set(urls)
+    follows: dict[Pair, bool] = {}  # a pair passes PageRank if any of its links does
     content: set[Pair] = set()
     for source, target, region, nofollow in db.execute(
         "SELECT links.source, links.target, links.region, links.nofollow OR coalesce(pages.nofollow, 0) FROM links "
         "JOIN pages ON pages.url = links.source WHERE links.external = 0 AND pages.gone = 0 AND pages.status = 200"
     ):
         pair = (resolve.get(source, source), resolve.get(target, target))
-        if pair[0] == pair[1] or pair[0] not in links or pair[1] not in links:
+        if pair[0] == pair[1] or pair[0] not in live or pair[1] not in live:
             continue
-        followed = not nofollow or links.get_edge_data(*pair, {}).get("follow", False)
-        links.add_edge(*pair, follow=followed)
+        follows[pair] = follows.get(pair, False) or not nofollow
         if region == "content":
             content.add(pair)
     crawl = db.execute("SELECT start_urls FROM crawls ORDER BY id DESC LIMIT 1").fetchone()
-    start = {resolve.get(url, url) for url in (crawl[0] or "").split()} & set(urls) if crawl else set()
-    return Graph(links, content, start,
-                 {row["url"]: title or row["title"] or row["url"] for row, title in zip(rows, titles)},
-                 {row["url"] for row in rows if row["sitemap_only"]})
+    start = {resolve.get(url, url) for url in (crawl[0] or "").split()} & live if crawl else set()
+    graph = Graph(urls, sparse.csr_array((len(urls), len(urls))), sparse.csr_array((len(urls), len(urls))), content, start,
+                  {row["url"]: title or row["title"] or row["url"] for row, title in zip(rows, titles)},
+                  {row["url"] for row in rows if row["sitemap_only"]})
+    return replace(graph, links=graph.matrix(follows), followed=graph.matrix(pair for pair, follow in follows.items() if follow))
 
 
 def measure(graph: Graph) -> Figures:
     """Depth, PageRank, inbound content links and orphans of every page of this state of the graph."""
-    depth = nx.multi_source_dijkstra_path_length(graph.links, graph.start) if graph.start else {}
+    depth: dict[str, int] = {}
+    if graph.start:
+        clicks = csgraph.shortest_path(graph.links, unweighted=True, indices=[graph.index[url] for url in graph.start]).min(axis=0)
+        depth = {graph.pages[i]: int(clicks[i]) for i in np.flatnonzero(np.isfinite(clicks))}
     inbound = Counter(target for _, target in graph.content)
-    return Figures(depth, nx.pagerank(graph.followed, alpha=DAMPING), inbound,
-                   {url for url in graph.links if not inbound[url] and url not in graph.start})
+    return Figures(depth, dict(zip(graph.pages, pagerank(graph.followed).tolist())), inbound,
+                   {url for url in graph.pages if not inbound[url] and url not in graph.start})
+
+
+def pagerank(followed: sparse.csr_array, tolerance: float = 1e-6, rounds: int = 100) -> np.ndarray:
+    """PageRank by power iteration, as networkx's pagerank: a page without links spreads its share over every page,
+    and the iteration stops when the total change is under pages x tolerance."""
+    pages = followed.shape[0]
+    if not pages:
+        return np.zeros(0)
+    out = np.asarray(followed.sum(axis=1)).ravel()
+    steps = sparse.csr_array(followed.multiply(np.divide(1.0, out, out=np.zeros(pages), where=out > 0)[:, None]))
+    dangling, uniform = out == 0, np.full(pages, 1.0 / pages)
+    rank = uniform
+    for _ in range(rounds):
+        previous = rank
+        rank = DAMPING * (rank @ steps + sum(rank[dangling]) * uniform) + (1 - DAMPING) * uniform
+        if np.abs(rank - previous).sum() < pages * tolerance:
+            return rank
+    raise ArithmeticError(f"PageRank did not converge in {rounds} rounds")
 
 
 def marginal_gains(graph: Graph, figures: Figures, pairs: list[Pair], exact_pages: int = EXACT_PAGES) -> list[Gain]:
-    """Each pair's gain for its target if it alone were added (see the module docstring)."""
+    """Each pair's gain for its target if it alone were added (see the module docstring), all pairs at once."""
     if not pairs:
         return []
-    followed, pages = graph.followed, list(graph.links)
-    index = {url: i for i, url in enumerate(pages)}
-    if exact := len(pages) <= exact_pages:
-        steps = nx.to_numpy_array(followed, nodelist=pages)
+    pages, index, adjacency = graph.pages, graph.index, graph.followed
+    sources = np.array([index[source] for source, _ in pairs])
+    targets = np.array([index[target] for _, target in pairs])
+    links = np.asarray(adjacency.sum(axis=1)).ravel()[sources]  # followed out-links of each source
+    if len(pages) <= exact_pages:
+        # The source's row of steps becomes (links x row + e_target) / (links + 1), a change of
+        # (e_target - row) / (links + 1); and inverse @ steps.T = (inverse - I) / DAMPING, so
+        # inverse[i] @ steps[j] is (inverse[i, j] - [i == j]) / DAMPING: no product of matrices.
+        steps = adjacency.toarray()
         out = steps.sum(axis=1, keepdims=True)
         steps = np.divide(steps, out, out=np.full_like(steps, 1 / len(pages)), where=out > 0)  # no link: anywhere
         inverse = np.linalg.inv(np.identity(len(pages)) - DAMPING * steps.T)
-    gains = []
-    for source, target in pairs:
-        s, t, links = index[source], index[target], followed.out_degree(source)
-        if followed.has_edge(source, target):
-            carried = 0.0
-        elif exact:
-            change = steps[s] * links / (links + 1) - steps[s]
-            change[t] += 1 / (links + 1)
-            carried = inverse[t] @ change / (1 - DAMPING * inverse[s] @ change)
-        else:
-            carried = 1 / (links + 1) if links else 1 - 1 / len(pages)
-        before, via = figures.depth.get(target), figures.depth.get(source)
-        after = before if via is None or (before is not None and before <= via + 1) else via + 1
-        gains.append(Gain(before, after, DAMPING * figures.pagerank[source] * carried / figures.pagerank[target]))
-    return gains
+        reach = (inverse[targets, targets] - inverse[targets, sources] / DAMPING) / (links + 1)
+        feedback = (inverse[sources, targets] - (inverse[sources, sources] - 1) / DAMPING) / (links + 1)
+        carried = reach / (1 - DAMPING * feedback)
+    else:
+        carried = np.where(links > 0, 1 / (links + 1), 1 - 1 / len(pages))
+    carried = np.where(adjacency[sources, targets] > 0, 0.0, carried)  # an existing link gains nothing
+    pagerank = np.array([figures.pagerank[url] for url in pages])
+    relative = DAMPING * pagerank[sources] * carried / pagerank[targets]
+    return [Gain(*depths(figures, source, target), float(gain)) for (source, target), gain in zip(pairs, relative.tolist())]
+
+
+def depths(figures: Figures, source: str, target: str) -> tuple[int | None, int | None]:
+    """The target's depth before and after a link from the source: one click below the source at most."""
+    before, via = figures.depth.get(target), figures.depth.get(source)
+    return before, before if via is None or (before is not None and before <= via + 1) else via + 1
 
 
 def site_figures(graph: Graph, figures: Figures) -> dict[str, float | None]:
@@ -191,12 +229,12 @@ def site_figures(graph: Graph, figures: Figures) -> dict[str, float | None]:
     ranks = sorted(figures.pagerank.values(), reverse=True)
     top = max(1, math.ceil(TOP_SHARE * len(ranks)))
     return {
-        "pages": len(graph.links),
+        "pages": len(graph.pages),
         "content links": len(graph.content),
         "mean depth": statistics.fmean(depths) if depths else None,
         "median depth": statistics.median(depths) if depths else None,
         f"deeper than {DEEP} clicks": sum(depth > DEEP for depth in depths),
-        "unreachable from the start": len(graph.links) - len(depths),
+        "unreachable from the start": len(graph.pages) - len(depths),
         "orphans": len(figures.orphans),
         "PageRank Gini": gini(ranks),
         "PageRank share of the top 1%": sum(ranks[:top]) / sum(ranks) if ranks else None,
@@ -220,7 +258,7 @@ def measure_impact(db: sqlite_utils.Database, approved_only: bool = False) -> Im
     statuses = ("approved",) if approved_only else QUEUED
     suggestions = [(source, target, status) for source, target, status in
                    db.execute("SELECT source, target, status FROM suggestions")
-                   if source in graph.links and target in graph.links]  # pages gone since the analysis are left out
+                   if source in graph.index and target in graph.index]  # pages gone since the analysis are left out
     applied = [(source, target) for source, target, status in suggestions if status in statuses]
     after_graph = graph.with_links(applied)
     before, after = measure(graph), measure(after_graph)
@@ -242,7 +280,7 @@ def save(db: sqlite_utils.Database, impact: Impact) -> None:
         "pagerank_before": before.pagerank[url], "pagerank_after": after.pagerank[url],
         "inbound_before": before.inbound[url], "inbound_after": after.inbound[url],
         "orphan_before": int(url in before.orphans), "orphan_after": int(url in after.orphans),
-    } for url in sorted(impact.graph.links)], IMPACT)
+    } for url in impact.graph.pages], IMPACT)
     replace_table(db, "impact_summary", [{"figure": name, "before": values[0], "after": values[1]}
                                          for name, values in impact.site.items()],
                   {"figure": str, "before": float, "after": float})

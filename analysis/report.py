@@ -94,7 +94,7 @@ def depth_chart(impact: Impact) -> tuple[str, str]:
     categories = [str(depth) for depth in range(deepest + 1)] + ["none"]
     series = {}
     for name, state in (("before", impact.before), ("after", impact.after)):
-        counts = Counter(state.depth.get(url, deepest + 1) for url in impact.graph.links)
+        counts = Counter(state.depth.get(url, deepest + 1) for url in impact.graph.pages)
         series[name] = [counts[depth] for depth in range(deepest + 2)]
     return "Pages by click depth (none: unreachable from the start)", bars("Pages by click depth", categories, series)
 
@@ -187,7 +187,7 @@ def orphans(impact: Impact) -> str:
 
 def hard_to_reach(impact: Impact) -> str:
     before, after = impact.before.depth, impact.after.depth
-    pages = sorted((url for url in impact.graph.links if before.get(url, math.inf) > DEEP),
+    pages = sorted((url for url in impact.graph.pages if before.get(url, math.inf) > DEEP),
                    key=lambda url: (-before.get(url, math.inf), url))
     return page_table(
         impact, "Hard to reach", pages,

@@ -10,11 +10,13 @@ import csv
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 import pytest
 import sqlite_utils
+from scipy import sparse
 
 from analysis.export import CSV_HEADER, SUGGESTIONS, export_csv
-from analysis.impact import DAMPING, NotAnalysed, gini, load_graph, marginal_gains, measure, measure_impact
+from analysis.impact import DAMPING, NotAnalysed, gini, load_graph, marginal_gains, measure, measure_impact, pagerank
 from linkspider.db import open_database
 
 BASE = "http://site.test"
@@ -105,9 +107,29 @@ def gains(db: sqlite_utils.Database) -> dict[tuple[str, str], tuple[int | None, 
             (row["depth_before"], row["depth_after"], row["pagerank_gain"]) for row in db["suggestions"].rows}
 
 
+def networkx_graph(db: sqlite_utils.Database) -> nx.DiGraph:
+    """The crawl's links that pass PageRank, for networkx: the independent PageRank the gains are checked against."""
+    graph = load_graph(db)
+    followed = nx.DiGraph()
+    followed.add_nodes_from(graph.pages)
+    followed.add_edges_from((graph.pages[i], graph.pages[j]) for i, j in zip(*graph.followed.nonzero()))
+    return followed
+
+
+def test_pagerank_is_networkx_pagerank() -> None:
+    """On a random graph with pages that link nowhere and pages nothing links to."""
+    rng = np.random.default_rng(7)
+    links = (rng.random((60, 60)) < 0.05) & ~np.identity(60, dtype=bool)
+    links[:5] = False  # dangling
+    expected = nx.pagerank(nx.from_numpy_array(links.astype(float), create_using=nx.DiGraph), alpha=DAMPING, tol=1e-14)
+    ranks = pagerank(sparse.csr_array(links.astype(float)), tolerance=1e-14, rounds=1000)
+    assert ranks == pytest.approx([expected[i] for i in range(60)], rel=1e-9)
+    assert ranks.sum() == pytest.approx(1.0)
+
+
 def exact_gain(db: sqlite_utils.Database, source: str, target: str) -> float:
     """The target's relative PageRank change, recomputed with the one link added."""
-    graph = load_graph(db).links
+    graph = networkx_graph(db)
     before = nx.pagerank(graph, alpha=DAMPING, tol=1e-12)
     graph.add_edge(url(source), url(target))
     return nx.pagerank(graph, alpha=DAMPING, tol=1e-12)[url(target)] / before[url(target)] - 1
