@@ -15,6 +15,7 @@ bound, then exactly where the bound can pass.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -66,12 +67,15 @@ class Found:
         return cls(np.full((pairs, ALTERNATIVES), -1, dtype=np.int32), np.full((pairs, ALTERNATIVES), -1, dtype=np.int32),
                    np.zeros((pairs, ALTERNATIVES), dtype=np.float32))
 
-    def anchors(self, row: int, text: str, title: str) -> list[Anchor]:
-        """Pair `row` as Anchor objects (without their sentence: see with_context), strongest first, then the title fallback."""
-        found = [Anchor(text[start:end], "text", round(float(strength), 4), start)
-                 for start, end, strength in zip(self.starts[row].tolist(), self.ends[row].tolist(), self.strengths[row].tolist())
-                 if start >= 0]
-        return [*found, Anchor(short_title(title), "title", 0.0)]
+    def anchors(self, row: int, text: str, title: str) -> Iterator[Anchor]:
+        """Pair `row` as Anchor objects (without their sentence: see with_context), strongest first, then the title fallback.
+
+        Made one at a time: the queue takes the first one still free, which is nearly always the first.
+        """
+        for start, end, strength in zip(self.starts[row].tolist(), self.ends[row].tolist(), self.strengths[row].tolist()):
+            if start >= 0:
+                yield Anchor(text[start:end], "text", round(float(strength), 4), start)
+        yield Anchor(short_title(title), "title", 0.0)
 
 
 def with_context(anchors: list[Anchor], text: str) -> list[Anchor]:
@@ -88,38 +92,36 @@ class AnchorFinder:
         self.corpus = corpus
         self.keywords = keywords
         self.common = keywords.idf_of_share(COMMON_SHARE)  # a phrase must hold a rarer word than this
-        self._terms: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def target_terms(self, target: int) -> tuple[np.ndarray, np.ndarray]:
         """What names the target: (term ids, weights): its title words (IDF-weighted, summing to 1) plus its topic words.
 
         A title word no page holds still counts in the sum (at the rarest IDF): it cannot be matched.
         """
-        if target not in self._terms:
-            idf, ids = self.keywords.idf, self.keywords.vocabulary.ids
-            columns, rarest = len(idf), self.keywords.idf_of_share(0)
-            title = [ids.get(term, -1) for term in dict.fromkeys(terms(short_title(self.corpus.titles[target])))]
-            title = [(term if 0 <= term < columns else -1, float(idf[term]) if 0 <= term < columns else rarest) for term in title]
-            total = sum(weight for _, weight in title) or 1.0
-            weights: dict[int, float] = {}
-            for term, weight in title:
-                if term >= 0:
-                    weights[term] = weights.get(term, 0.0) + weight / total
-            for term, weight in zip(*self.keywords.top_terms(target, TOPIC_TERMS)):
-                weights[int(term)] = weights.get(int(term), 0.0) + TOPIC_WEIGHT * float(weight)
-            self._terms[target] = (np.fromiter(weights, dtype=np.int64, count=len(weights)),
-                                   np.fromiter(weights.values(), dtype=np.float32, count=len(weights)))
-        return self._terms[target]
+        idf, ids = self.keywords.idf, self.keywords.vocabulary.ids
+        columns, rarest = len(idf), self.keywords.idf_of_share(0)
+        title = [ids.get(term, -1) for term in dict.fromkeys(terms(short_title(self.corpus.titles[target])))]
+        title = [(term if 0 <= term < columns else -1, float(idf[term]) if 0 <= term < columns else rarest) for term in title]
+        total = sum(weight for _, weight in title) or 1.0
+        weights: dict[int, float] = {}
+        for term, weight in title:
+            if term >= 0:
+                weights[term] = weights.get(term, 0.0) + weight / total
+        for term, weight in zip(*self.keywords.top_terms(target, TOPIC_TERMS)):
+            weights[int(term)] = weights.get(int(term), 0.0) + TOPIC_WEIGHT * float(weight)
+        return (np.fromiter(weights, dtype=np.int64, count=len(weights)),
+                np.fromiter(weights.values(), dtype=np.float32, count=len(weights)))
 
     def anchors(self, source: int, target: int) -> list[Anchor]:
         """The best text anchors for one pair with their sentences, strongest first, then the title fallback."""
         found = self.search_all(np.array([source]), np.array([target]))
         text = self.corpus.texts[source]
-        return with_context(found.anchors(0, text, self.corpus.titles[target]), text)
+        return with_context(list(found.anchors(0, text, self.corpus.titles[target])), text)
 
     def search_all(self, sources: np.ndarray, targets: np.ndarray) -> Found:
         """Anchors for many pairs, a block of sources at a time."""
         found = Found.empty(len(sources))
+        names = self._target_terms_of(np.unique(targets))
         order = np.argsort(sources, kind="stable")
         pages, first_rows = np.unique(sources[order], return_index=True)
         bounds = [*first_rows.tolist(), len(order)]
@@ -131,13 +133,23 @@ class AnchorFinder:
             if words >= BLOCK_WORDS or i == len(pages) - 1:
                 rows = order[bounds[i + 1 - len(block)]:bounds[i + 1]]
                 where = np.searchsorted(np.array(block), sources[rows])
-                self._search_block(phrases_of(self.corpus, self.keywords.vocabulary, block), where, targets[rows], rows, found)
+                self._search_block(phrases_of(self.corpus, self.keywords.vocabulary, block), where, targets[rows], rows, names, found)
                 block, words = [], 0
         return found
 
-    def _search_block(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray, rows: np.ndarray, found: Found) -> None:
+    def _target_terms_of(self, targets: np.ndarray) -> TargetTerms:
+        """target_terms of each of these targets, laid end to end once for every block of sources."""
+        terms = [self.target_terms(target) for target in targets.tolist()]
+        counts = np.zeros(len(self.corpus), dtype=np.int64)
+        counts[targets] = [len(ids) for ids, _ in terms]
+        ids = np.concatenate([np.zeros(0, dtype=np.int64), *(ids for ids, _ in terms)])
+        weights = np.concatenate([np.zeros(0, dtype=np.float32), *(weights for _, weights in terms)])
+        return TargetTerms(np.concatenate([[0], np.cumsum(counts)]), ids, weights)
+
+    def _search_block(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray, rows: np.ndarray, names: TargetTerms,
+                      found: Found) -> None:
         """Fill found[rows] for the pairs (pages[j] of the phrases, targets[j])."""
-        matches = self._matches(phrases, pages, targets)
+        matches = self._matches(phrases, pages, names.of(targets))
         first, last, pair = _windows(phrases, matches)
         strength = _strengths(phrases, matches, first, last, pair)
         keep = strength >= MIN_STRENGTH
@@ -146,12 +158,9 @@ class AnchorFinder:
             found.starts[rows[chosen], slot], found.ends[rows[chosen], slot] = starts, ends
             found.strengths[rows[chosen], slot] = strengths
 
-    def _matches(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray) -> Matches:
-        """Every occurrence, in each pair's source, of a term of its target."""
-        terms = [self.target_terms(target) for target in targets.tolist()]
-        term = np.concatenate([ids for ids, _ in terms])
-        weight = np.concatenate([weights for _, weights in terms])
-        pair = np.repeat(np.arange(len(targets)), [len(ids) for ids, _ in terms])
+    def _matches(self, phrases: Phrases, pages: np.ndarray, names: tuple[np.ndarray, np.ndarray, np.ndarray]) -> Matches:
+        """Every occurrence, in each pair's source, of a term of its target (names: TargetTerms.of the pairs' targets)."""
+        pair, term, weight = names
         query = phrases.key(pages[pair], term)
         low, high = np.searchsorted(phrases.keys, query, "left"), np.searchsorted(phrases.keys, query, "right")
         counts = high - low
@@ -161,6 +170,22 @@ class AnchorFinder:
         by_code = np.argsort(codes)
         rare = self.keywords.idf[term[query_of][by_code]] >= self.common
         return Matches(codes[by_code], weight[query_of][by_code], rare, len(phrases.ids))
+
+
+@dataclass
+class TargetTerms:
+    """AnchorFinder.target_terms of many targets end to end: target t's are ids[starts[t]:starts[t + 1]]."""
+
+    starts: np.ndarray  # (pages + 1,)
+    ids: np.ndarray
+    weights: np.ndarray
+
+    def of(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(pair, term, weight): each term of each pair's target, pair j's (targets[j]) in a run."""
+        first, counts = self.starts[targets], self.starts[targets + 1] - self.starts[targets]
+        pair = np.repeat(np.arange(len(targets)), counts)
+        at = np.arange(len(pair)) + np.repeat(first - (np.cumsum(counts) - counts), counts)
+        return pair, self.ids[at], self.weights[at]
 
 
 @dataclass

@@ -17,6 +17,7 @@ queue is exact: no pair is left out for lack of an anchor search.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -107,7 +108,7 @@ class Ranked:
         used_spans: dict[int, list[tuple[int, int]]] = {}
         queue = []
         sources, targets = self.candidates.source.tolist(), self.candidates.target.tolist()
-        for row in self.order.tolist():
+        for row in self._rows_that_matter(max_per_page, max_per_target).tolist():
             source, target = sources[row], targets[row]
             if per_source[source] >= max_per_page:
                 continue
@@ -125,8 +126,21 @@ class Ranked:
                 used_spans[source].append(anchor.span)
         return queue, {target: count for target, count in wanted.items() if count > max_per_target}
 
+    def _rows_that_matter(self, max_per_page: int, max_per_target: int) -> np.ndarray:
+        """The rows select() must walk, in queue order: each source's first max_per_page when no target would
+        get more than max_per_target of those (then no row is refused, and every later row meets a full
+        source); else every row. Either way the same queue and the same hubs."""
+        sources = self.candidates.source[self.order]
+        by_source = np.argsort(sources, kind="stable")
+        place = np.empty(len(sources), dtype=np.int64)  # of each row among its source's rows, in queue order
+        place[by_source] = np.arange(len(sources)) - np.searchsorted(sources[by_source], sources[by_source])
+        first = self.order[place < max_per_page]
+        if len(first) and np.bincount(self.candidates.target[first]).max() > max_per_target:
+            return self.order
+        return first
 
-def _free_anchor(anchors: list[Anchor], target: int, used: set[tuple[str, int]], spans: list[tuple[int, int]]) -> Anchor:
+
+def _free_anchor(anchors: Iterable[Anchor], target: int, used: set[tuple[str, int]], spans: list[tuple[int, int]]) -> Anchor:
     """The best anchor not already pointing at this target elsewhere and not overlapping this source's others."""
     for anchor in anchors:
         if (anchor.text.lower(), target) in used:
@@ -134,4 +148,4 @@ def _free_anchor(anchors: list[Anchor], target: int, used: set[tuple[str, int]],
         if anchor.span and any(anchor.span[0] < end and start < anchor.span[1] for start, end in spans):
             continue
         return anchor
-    return anchors[-1]  # the title fallback
+    return anchor  # the last: the title fallback
