@@ -37,6 +37,7 @@ PAGES = {
     "main_text": str,  # main content without nav, header, footer, sidebars, banners
     "word_count": int,
     "content_hash": str,  # sha1 of title and main_text: the analysis re-embeds a page only when it changes
+    "body_hash": str,  # fingerprint of the response and the extraction code: a re-crawl reuses the extraction (reuse.py)
     "stripped_html": str,  # first 2,000 characters of the tag-stripped HTML: the backtest's naive baseline
     "in_sitemap": int,
     "sitemap_only": int,  # in a sitemap, but no crawled page links to it
@@ -70,6 +71,7 @@ CRAWLS = {
     "status": str,  # running, finished, interrupted, capped
     "reason": str,  # Scrapy's close reason
     "pages": int,
+    "reused": int,  # pages fetched unchanged, whose stored extraction was reused (reuse.py)
     "version": str,
 }
 

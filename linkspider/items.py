@@ -43,6 +43,7 @@ class Page:
     main_text: str | None = None
     word_count: int | None = None
     content_hash: str | None = None
+    body_hash: str | None = None
     stripped_html: str | None = None
     fetched_at: str | None = None
     download_latency: float | None = None

@@ -26,6 +26,8 @@ def crawl_summary(db: sqlite_utils.Database, crawl_id: int) -> str:
         "  by status: " + ", ".join(f"{status} x{count}" for status, count in statuses),
         f"  internal links: {links.get(1, 0)} in main content, {links.get(0, 0)} in nav/header/footer/sidebars",
         f"  sitemap-only URLs: {sitemap_only}" + (f"; gone since the last crawl: {gone}" if gone else ""),
+        *([f"  unchanged since the last crawl: {crawl['reused']} pages (their stored extraction reused)"]
+          if crawl.get("reused") else []),
         f"  database: {Path(db.conn.execute('PRAGMA database_list').fetchone()[2])}",
     ]
     return "\n".join(lines)

@@ -6,6 +6,7 @@ can be joined on plain string equality.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from urllib.parse import urlsplit, urlunsplit
 
 from w3lib.url import canonicalize_url
@@ -13,10 +14,12 @@ from w3lib.url import canonicalize_url
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+@lru_cache(maxsize=100_000)
 def normalize_url(url: str) -> str:
     """Absolute URL with the fragment dropped, scheme and host lower-cased, default port dropped.
 
     Query arguments are sorted (w3lib's canonical form) so that `?a=1&b=2` and `?b=2&a=1` are one page.
+    Cached: a site's template links repeat the same URLs on every page.
     """
     canonical = canonicalize_url(url.strip())
     parts = urlsplit(canonical)

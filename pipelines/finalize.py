@@ -12,7 +12,8 @@ from linkspider.db import utc_now
 MAX_REDIRECT_HOPS = 20
 
 
-def finalize_crawl(db: sqlite_utils.Database, crawl_id: int, start_urls: list[str], status: str, reason: str) -> None:
+def finalize_crawl(db: sqlite_utils.Database, crawl_id: int, start_urls: list[str], status: str, reason: str,
+                   reused: int = 0) -> None:
     """Update the derived columns of every page and close the crawl's row, in one transaction."""
     with db.conn:
         if status == "finished":
@@ -25,7 +26,8 @@ def finalize_crawl(db: sqlite_utils.Database, crawl_id: int, start_urls: list[st
             "(SELECT 1 FROM links WHERE links.target = pages.url AND links.source != pages.url AND links.external = 0)"
         )
         pages = db.execute("SELECT count(*) FROM pages WHERE last_seen_crawl = ?", [crawl_id]).fetchone()[0]
-        db["crawls"].update(crawl_id, {"finished_at": utc_now(), "status": status, "reason": reason, "pages": pages})
+        db["crawls"].update(crawl_id, {"finished_at": utc_now(), "status": status, "reason": reason, "pages": pages,
+                                       "reused": reused})
 
 
 def _resolve_redirects(db: sqlite_utils.Database) -> None:

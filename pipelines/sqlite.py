@@ -63,7 +63,8 @@ class SQLitePipeline:
         """Derive what needs the whole crawl (depth, chains, orphans, gone pages), then close."""
         capped = bool(self.options.max_pages) and len(spider.seen) >= self.options.max_pages
         status = {"finished": "capped" if capped else "finished", "shutdown": "interrupted"}.get(reason, reason)
-        finalize_crawl(self.db, self.crawl_id, self.options.start_urls, status, reason)
+        reused = self.crawler.stats.get_value("linkspider/extraction_reused", 0)
+        finalize_crawl(self.db, self.crawl_id, self.options.start_urls, status, reason, reused)
         self.db.close()
 
     def flush(self) -> None:

@@ -28,6 +28,7 @@ from twisted.python.failure import Failure
 from linkspider.db import utc_now
 from linkspider.extract import parse_html
 from linkspider.items import Page, SitemapEntries
+from linkspider.reuse import StoredPages, body_hash
 from linkspider.urls import database_name, is_http_url, normalize_url, site_key
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -103,6 +104,10 @@ class SiteSpider(scrapy.Spider):
         super().__init__(*args, **{key: value for key, value in kwargs.items() if key not in known})
         self.seen: set[str] = set()
         self.query_variants: dict[str, set[str]] = defaultdict(set)
+        self.stored = StoredPages(self.options.db)
+
+    def closed(self, reason: str) -> None:
+        self.stored.close()
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         for url in self.options.start_urls:
@@ -123,7 +128,7 @@ class SiteSpider(scrapy.Spider):
         elif not page.is_html:
             yield page
         else:
-            parse_html(page, _document(response, page), get_base_url(response), _headers(response), self.is_internal)
+            self._extract(response, page)
             if response.status != 200:
                 page.links = []  # an error page's template links are not part of the site's link graph
             yield page
@@ -168,6 +173,16 @@ class SiteSpider(scrapy.Spider):
         for url, _ in entries:
             if request := self._page_request(url, depth=1, priority=-10):
                 yield request
+
+    def _extract(self, response: Response, page: Page) -> None:
+        """Fill the page from its HTML, or from the database when an earlier crawl extracted the same response."""
+        headers = _headers(response)
+        fingerprint = body_hash(response.url, response.status, headers, response.body, self.options.sites)
+        if self.stored.fill(page, fingerprint):
+            self.crawler.stats.inc_value("linkspider/extraction_reused")
+            return
+        parse_html(page, _document(response, page), get_base_url(response), headers, self.is_internal)
+        page.body_hash = fingerprint
 
     def _page_request(self, url: str, depth: int, priority: int = 0) -> scrapy.Request | None:
         """A request for a page not seen before, within the page cap and the query-variant cap."""
