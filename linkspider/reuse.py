@@ -51,7 +51,7 @@ class StoredPages:
         self.connection: sqlite3.Connection | None = None
         self.hashes: dict[str, str] = {}
         if Path(db_path).is_file() and Path(db_path).stat().st_size:
-            self.connection = sqlite3.connect(f"file:{Path(db_path).resolve()}?mode=ro", uri=True, check_same_thread=False)
+            self.connection = sqlite3.connect(f"file:{Path(db_path).resolve()}?mode=ro", uri=True)
             self.connection.row_factory = sqlite3.Row
             columns = {row["name"] for row in self.connection.execute("PRAGMA table_info(pages)")}
             if "body_hash" in columns:
