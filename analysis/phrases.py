@@ -40,12 +40,13 @@ class Phrases:
 
 def phrases_of(corpus: Corpus, vocabulary: Vocabulary, pages: list[int]) -> Phrases:
     """The pages' words end to end, with their valid windows."""
-    tokens = [vocabulary.tokenize(corpus.texts[page]) for page in pages]
-    ids = np.concatenate([part.ids for part in tokens]).astype(np.int64)
-    glued = np.concatenate([np.append(part.joined, False) for part in tokens])  # never glued to the next page
-    blocked = np.concatenate([_blocked(corpus, page, part.starts, part.ends) for page, part in zip(pages, tokens)])
+    tokens = vocabulary.tokenize([corpus.texts[page] for page in pages])
+    ids = tokens.ids.astype(np.int64)
+    bounds = np.concatenate([[0], np.cumsum(tokens.counts)]).tolist()
+    blocked = np.concatenate([_blocked(corpus, page, tokens.starts[start:end], tokens.ends[start:end])
+                              for page, start, end in zip(pages, bounds, bounds[1:])])
     count, stop = len(ids), ids == STOP
-    run = np.concatenate([[0], np.cumsum(~glued[:-1])])  # words of one run may share a phrase
+    run = np.concatenate([[0], np.cumsum(~tokens.joined[:-1])])  # words of one run may share a phrase
     blocked_before = np.concatenate([[0], np.cumsum(blocked)])
     valid = np.zeros((count, MAX_WORDS - MIN_WORDS + 1), dtype=bool)
     for size in range(MIN_WORDS, MAX_WORDS + 1):
@@ -54,13 +55,12 @@ def phrases_of(corpus: Corpus, vocabulary: Vocabulary, pages: list[int]) -> Phra
         valid[first, size - MIN_WORDS] = ((run[first] == run[last]) & ~stop[first] & ~stop[last]
                                           & (blocked_before[last + 1] == blocked_before[first]))
     terms = len(vocabulary)
-    keys = np.repeat(np.arange(len(pages)), [len(part.ids) for part in tokens]) * (terms + 1) + ids + 1
+    keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
     order = np.argsort(keys, kind="stable")
     previous_same = np.full(count, -1, dtype=np.int64)
     repeated = np.flatnonzero(keys[order][1:] == keys[order][:-1]) + 1
     previous_same[order[repeated]] = order[repeated - 1]
-    return Phrases(ids, np.concatenate([part.starts for part in tokens]), np.concatenate([part.ends for part in tokens]),
-                   keys[order], order, valid, np.concatenate([[0], np.cumsum(~stop)]), previous_same, terms)
+    return Phrases(ids, tokens.starts, tokens.ends, keys[order], order, valid, np.concatenate([[0], np.cumsum(~stop)]), previous_same, terms)
 
 
 def _blocked(corpus: Corpus, page: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -14,10 +14,12 @@ from functools import lru_cache
 import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-WORD = re.compile(r"\w+(?:['\u2019-]\w+)*")
-_WORDS_AND_GAPS = re.compile(f"({WORD.pattern})")  # re.split keeps the words: gap, word, gap, word, ..., gap
+WORD_JOINERS = "'\u2019-"  # what joins two runs of letters into one word ("don't", "well-known")
+WORD = re.compile(rf"\w+(?:[{WORD_JOINERS}]\w+)*")
 STOP = -1  # the term id of a stop word
-PHRASE_JOINERS = frozenset((" ", "-", ".", "/"))  # what may stand between two words of a phrase ("Rust 1.51", "CI/CD")
+PHRASE_JOINERS = " -./"  # what may stand alone between two words of a phrase ("Rust 1.51", "CI/CD")
+_WORD_CHARACTER = re.compile(r"\w")
+_ASCII_WORD_CHARACTERS = np.array([_WORD_CHARACTER.match(chr(code)) is not None for code in range(128)])
 
 
 @lru_cache(maxsize=200_000)
@@ -41,13 +43,15 @@ def terms(text: str) -> list[str]:
 
 @dataclass
 class Tokens:
-    """The words of one text as arrays: term id (STOP for stop words), character span, and whether the
-    characters between a word and the next may stand inside a phrase (PHRASE_JOINERS)."""
+    """The words of some texts end to end as arrays: term id (STOP for stop words), character span in its
+    own text, and whether the characters between a word and the next may stand inside a phrase
+    (PHRASE_JOINERS; never across texts)."""
 
     ids: np.ndarray  # int32, one per word
     starts: np.ndarray  # int32
     ends: np.ndarray  # int32
-    joined: np.ndarray  # bool, one per pair of neighbouring words
+    joined: np.ndarray  # bool: to the next word
+    counts: np.ndarray  # words per text
 
 
 class Vocabulary:
@@ -72,18 +76,40 @@ class Vocabulary:
         words = WORD.findall(text)
         return np.fromiter(map(self._spelling.__getitem__, words), dtype=np.int32, count=len(words))
 
-    def tokenize(self, text: str) -> Tokens:
-        """Split the text with one regex call; offsets come from the lengths of the pieces."""
-        pieces = _WORDS_AND_GAPS.split(text)
-        lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
-        ends = np.cumsum(lengths)[1::2].astype(np.int32)
-        words = pieces[1::2]
+    def tokenize(self, texts: list[str]) -> Tokens:
+        """The words of the texts with their offsets. The texts are laid end to end on separate lines, so
+        that one regex call gives the words and a few numpy passes over the code points their spans: a
+        word is a run of the regex's word characters, with single WORD_JOINERS inside."""
+        text = "\n".join(texts)  # a line break is neither in a word nor in a phrase
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        in_word = _word_characters(codes)
+        in_word[1:-1] |= np.isin(codes[1:-1], _code_points(WORD_JOINERS)) & in_word[:-2] & in_word[2:]
+        edges = np.flatnonzero(np.diff(in_word, prepend=False, append=False))
+        starts, ends = edges[0::2], edges[1::2]
+        words = WORD.findall(text)
+        text_starts = np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
+        text_of = np.searchsorted(text_starts, starts, "right") - 1
+        joined = (starts[1:] - ends[:-1] == 1) & np.isin(codes[ends[:-1]], _code_points(PHRASE_JOINERS))
         return Tokens(
             ids=np.fromiter(map(self._spelling.__getitem__, words), dtype=np.int32, count=len(words)),
-            starts=ends - lengths[1::2].astype(np.int32),
-            ends=ends,
-            joined=np.fromiter(map(PHRASE_JOINERS.__contains__, pieces[2:-1:2]), dtype=bool, count=max(0, len(words) - 1)),
+            starts=(starts - text_starts[text_of]).astype(np.int32),
+            ends=(ends - text_starts[text_of]).astype(np.int32),
+            joined=np.append(joined, False),
+            counts=np.bincount(text_of, minlength=len(texts)),
         )
+
+
+def _code_points(characters: str) -> np.ndarray:
+    return np.array([ord(character) for character in characters], dtype=np.uint32)
+
+
+def _word_characters(codes: np.ndarray) -> np.ndarray:
+    """Which code points the regex's \\w matches: ASCII from a table, any other asked of the regex once per call."""
+    in_word = _ASCII_WORD_CHARACTERS[np.minimum(codes, 127)]
+    other = np.flatnonzero(codes > 127)
+    distinct, where = np.unique(codes[other], return_inverse=True)
+    in_word[other] = np.array([_WORD_CHARACTER.match(chr(code)) is not None for code in distinct.tolist()], dtype=bool)[where]
+    return in_word
 
 
 class _Spellings(dict):

@@ -28,7 +28,7 @@ from analysis.index import Keywords, nearest
 from analysis.load import MAX_LINK_DENSITY, Corpus, EmptyCrawl, load_corpus
 from analysis import score
 from analysis.score import Suggestion, rank
-from analysis.words import WORD, is_stop_word, terms
+from analysis.words import PHRASE_JOINERS, WORD, Vocabulary, is_stop_word, terms
 from conftest import ROOT
 from linkspider.db import open_database
 from linkspider.sentences import sentence_at
@@ -712,6 +712,26 @@ def test_an_anchor_is_never_taken_from_the_source_repeating_its_own_title() -> N
     finder = AnchorFinder(corpus, Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
     contexts = [anchor.context for anchor in finder.anchors(0, 1) if anchor.source == "text"]
     assert contexts and titles[0] not in contexts  # "brew water" in the body is fine, "Making Cold Brew" is not
+
+
+def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -> None:
+    """tokenize classifies code points with numpy instead of running the regex for the spans: the same words anywhere."""
+    rng = np.random.default_rng(7)
+    alphabet = list("ab Z09_'\u2019--../ ,!?\n\t") + ["\u00e9", "\u00df", "\u4e2d", "\u0663", "\U0001f600", "\u00a0", "\u2013"]
+    texts = ["", "don't well-known a--b x'-y 'quoted' -dash- Rust 1.51 CI/CD", "\u00e9t\u00e9-\u00e0 na\u00efve\u2019s"]
+    texts += ["".join(rng.choice(alphabet, int(rng.integers(0, 60)))) for _ in range(300)]
+    vocabulary = Vocabulary()
+    tokens = vocabulary.tokenize(texts)
+    assert tokens.counts.tolist() == [len(WORD.findall(text)) for text in texts]
+    at = 0
+    for text, count in zip(texts, tokens.counts.tolist()):
+        spans = [match.span() for match in WORD.finditer(text)]
+        assert list(zip(tokens.starts[at:at + count].tolist(), tokens.ends[at:at + count].tolist())) == spans
+        assert [vocabulary.terms[i] if i >= 0 else None for i in tokens.ids[at:at + count].tolist()] == \
+            [None if is_stop_word(text[start:end]) else terms(text[start:end])[0] for start, end in spans]
+        gaps = [text[end:start] for (_, end), (start, _) in zip(spans, spans[1:])]
+        assert tokens.joined[at:at + count].tolist() == [gap in PHRASE_JOINERS and len(gap) == 1 for gap in gaps] + [False] * bool(count)
+        at += count
 
 
 def test_past_the_keyword_limit_candidates_come_from_meaning_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
