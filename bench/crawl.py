@@ -8,7 +8,8 @@
    post is at most three clicks from the front page.
 2. Serves it on 127.0.0.1 with linkspider.localserver.serve and crawls it with the real
    `scrapy crawl site` command (content extraction on), in a subprocess whose peak RSS and CPU time
-   come from os.wait4 (the figures /usr/bin/time -v prints).
+   come from os.wait4 (the figures /usr/bin/time -v prints); then crawls it again into the same
+   database, nothing changed, which reuses the stored extraction of every page (linkspider/reuse.py).
 3. Runs `scrapy bench` (Scrapy's built-in benchmark: a local link farm, crawled for ~10 s by a
    spider that only extracts links) before and after the crawl, outside the project so that no
    project setting applies, and takes the mean of its two rates.
@@ -116,6 +117,9 @@ class Result:
     bench_runs: list[float]
     ratio: float
     load_average: list[float]
+    recrawl_wall_s: float  # the same site crawled again into the same database, nothing changed
+    recrawl_cpu_s: float
+    recrawl_reused: int  # pages whose stored extraction the re-crawl reused (linkspider/reuse.py)
 
 
 # ---------------------------------------------------------------------------- the synthetic site
@@ -324,10 +328,13 @@ def benchmark(pages: int, out: Path, seed: int, bench_seconds: int) -> Result:
         print(f"crawling {url} with `scrapy crawl site` ...", flush=True)
         log, wall, peak_mb, cpu = run_crawl(url, db, out / "crawl.log")
         recall, precision = content_agreement(db, url.rstrip("/"), expected)
+        print("crawling it again into the same database ...", flush=True)
+        _, again_wall, _, again_cpu = run_crawl(url, db, out / "recrawl.log")
     print(f"running `scrapy bench` again for {bench_seconds} s ...", flush=True)
     bench_rates.append(run_scrapy_bench(bench_seconds, out / "bench-after.log"))
     with sqlite3.connect(db) as conn:
         in_db, ok = conn.execute("SELECT count(*), sum(status = 200) FROM pages").fetchone()
+        reused = conn.execute("SELECT reused FROM crawls ORDER BY id DESC LIMIT 1").fetchone()[0] or 0
     responses, elapsed = stats_value(log, "response_received_count") or 0, stats_value(log, "elapsed_time_seconds") or wall
     crawl_rate, bench_rate = responses / elapsed, sum(bench_rates) / len(bench_rates)
     return Result(
@@ -339,6 +346,7 @@ def benchmark(pages: int, out: Path, seed: int, bench_seconds: int) -> Result:
         content_link_recall=round(recall, 4), content_link_precision=round(precision, 4),
         bench_pages_per_s=round(bench_rate, 1), bench_runs=[round(rate, 1) for rate in bench_rates],
         ratio=round(crawl_rate / bench_rate, 3) if bench_rate else 0.0, load_average=[round(x, 2) for x in load],
+        recrawl_wall_s=round(again_wall, 2), recrawl_cpu_s=round(again_cpu, 1), recrawl_reused=reused,
     )
 
 
@@ -352,6 +360,9 @@ def table(result: Result) -> str:
         ("peak RSS MB", f"{result.crawl_peak_rss_mb:.0f}  (target < 1024)"),
         ("crawl CPU", f"{result.crawl_cpu_s:.1f} s user+system, {1000 * result.crawl_cpu_s / max(result.crawl_responses, 1):.1f} ms "
                       f"per page, {result.crawl_cpu_s / max(result.crawl_wall_s, 1e-9):.0%} of one core"),
+        ("re-crawl, nothing changed", f"{result.recrawl_wall_s:.1f} s wall, {result.recrawl_cpu_s:.1f} s CPU "
+                                      f"({result.recrawl_cpu_s / max(result.crawl_cpu_s, 1e-9):.0%} of the first crawl's); "
+                                      f"extraction reused for {result.recrawl_reused} pages"),
         ("pages in DB", f"{result.pages_in_db}  ({result.pages_200_in_db} with status 200, site has {result.site_pages})"),
         ("crawl ERROR log lines", str(result.crawl_errors)),
         ("load average at start", " ".join(f"{x:.2f}" for x in result.load_average) + "  (other work on the machine skews the rates)"),
