@@ -11,6 +11,7 @@ links are read back instead of extracted again; any change to any of these extra
 from __future__ import annotations
 
 import hashlib
+import inspect
 import sqlite3
 from dataclasses import fields
 from importlib.metadata import version
@@ -28,8 +29,8 @@ LINK_FIELDS = tuple(field.name for field in fields(Link))
 
 def _extractor() -> bytes:
     """The extraction code and the libraries it leans on: a new version of any extracts afresh."""
-    code = b"".join(Path(module.__file__).read_bytes() for module in (extract, sentences))
-    return code + f"trafilatura {version('trafilatura')} lxml {version('lxml')}".encode()
+    code = "".join(inspect.getsource(module) for module in (extract, sentences))  # from the egg too, under Scrapyd
+    return f"{code}trafilatura {version('trafilatura')} lxml {version('lxml')}".encode()
 
 
 EXTRACTOR = hashlib.sha1(_extractor()).hexdigest()
