@@ -1,8 +1,8 @@
 """Words as the analysis compares them: lower-cased, lightly stemmed, without stop words.
 
 The keyword index and the anchor search share one :class:`Vocabulary`, so a term has the same id
-in both: it splits a text with one regex call (with the words' offsets for the anchor search,
-without them for the index) and stems each distinct spelling once.
+in both: it splits a block of texts at once (one regex call for the words, numpy passes over the
+code points for their offsets) and stems each distinct spelling once.
 """
 
 from __future__ import annotations
@@ -71,11 +71,6 @@ class Vocabulary:
             self.terms.append(term)
         return self.ids[term]
 
-    def term_ids(self, text: str) -> np.ndarray:
-        """The term ids of the text's words (STOP for stop words), without their offsets: what TF-IDF counts."""
-        words = WORD.findall(text)
-        return np.fromiter(map(self._spelling.__getitem__, words), dtype=np.int32, count=len(words))
-
     def tokenize(self, texts: list[str]) -> Tokens:
         """The words of the texts with their offsets. The texts are laid end to end on separate lines, so
         that one regex call gives the words and a few numpy passes over the code points their spans: a
@@ -83,13 +78,13 @@ class Vocabulary:
         text = "\n".join(texts)  # a line break is neither in a word nor in a phrase
         codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         in_word = _word_characters(codes)
-        in_word[1:-1] |= np.isin(codes[1:-1], _code_points(WORD_JOINERS)) & in_word[:-2] & in_word[2:]
+        in_word[1:-1] |= _among(codes[1:-1], WORD_JOINERS) & in_word[:-2] & in_word[2:]
         edges = np.flatnonzero(np.diff(in_word, prepend=False, append=False))
         starts, ends = edges[0::2], edges[1::2]
         words = WORD.findall(text)
         text_starts = np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
         text_of = np.searchsorted(text_starts, starts, "right") - 1
-        joined = (starts[1:] - ends[:-1] == 1) & np.isin(codes[ends[:-1]], _code_points(PHRASE_JOINERS))
+        joined = (starts[1:] - ends[:-1] == 1) & _among(codes[ends[:-1]], PHRASE_JOINERS)
         return Tokens(
             ids=np.fromiter(map(self._spelling.__getitem__, words), dtype=np.int32, count=len(words)),
             starts=(starts - text_starts[text_of]).astype(np.int32),
@@ -99,8 +94,9 @@ class Vocabulary:
         )
 
 
-def _code_points(characters: str) -> np.ndarray:
-    return np.array([ord(character) for character in characters], dtype=np.uint32)
+def _among(codes: np.ndarray, characters: str) -> np.ndarray:
+    """Which code points are one of these few characters (np.isin sorts; this compares)."""
+    return np.logical_or.reduce([codes == ord(character) for character in characters])
 
 
 def _word_characters(codes: np.ndarray) -> np.ndarray:
