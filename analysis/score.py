@@ -107,9 +107,8 @@ class Ranked:
         used_anchors: set[tuple[str, int]] = set()
         used_spans: dict[int, list[tuple[int, int]]] = {}
         queue = []
-        sources, targets = self.candidates.source.tolist(), self.candidates.target.tolist()
-        for row in self._rows_that_matter(max_per_page, max_per_target).tolist():
-            source, target = sources[row], targets[row]
+        rows = self._rows_that_matter(max_per_page, max_per_target)
+        for row, source, target in zip(rows.tolist(), self.candidates.source[rows].tolist(), self.candidates.target[rows].tolist()):
             if per_source[source] >= max_per_page:
                 continue
             wanted[target] += 1
