@@ -61,7 +61,6 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Sugg
     db["suggestions"].create(SUGGESTIONS, pk=("source", "target"), if_not_exists=True)
     add_missing_columns(db["suggestions"], SUGGESTIONS)
     existing = {(row["source"], row["target"]): row for row in db["suggestions"].rows}
-    linked = {(corpus.urls[s], corpus.urls[t]) for s, t in corpus.content_pairs}
     rows, new = [], 0
     for item in queue:
         key = (corpus.urls[item.source], corpus.urls[item.target])
@@ -78,8 +77,9 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Sugg
     counts = {"new": new, "done": 0}
     with db.conn:
         db["suggestions"].upsert_all(rows, pk=("source", "target"))
+        index = corpus.index
         for key, row in existing.items():  # not proposed this time
-            if row["status"] in ("pending", "approved") and key in linked:
+            if row["status"] in ("pending", "approved") and (index.get(key[0]), index.get(key[1])) in corpus.content_pairs:
                 db["suggestions"].update(key, {"status": "done", "last_seen": now})
                 counts["done"] += 1
             elif row["status"] == "pending":
