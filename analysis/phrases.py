@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.load import Corpus
-from analysis.words import STOP, Vocabulary
+from analysis.words import STOP, Tokens, Vocabulary
 from linkspider.sentences import sentence_spans
 
 MIN_WORDS, MAX_WORDS = 2, 6
@@ -42,9 +42,7 @@ def phrases_of(corpus: Corpus, vocabulary: Vocabulary, pages: list[int]) -> Phra
     """The pages' words end to end, with their valid windows."""
     tokens = vocabulary.tokenize([corpus.texts[page] for page in pages])
     ids = tokens.ids.astype(np.int64)
-    bounds = np.concatenate([[0], np.cumsum(tokens.counts)]).tolist()
-    blocked = np.concatenate([_blocked(corpus, page, tokens.starts[start:end], tokens.ends[start:end])
-                              for page, start, end in zip(pages, bounds, bounds[1:])])
+    blocked = _blocked(corpus, pages, tokens)
     count, stop = len(ids), ids == STOP
     run = np.concatenate([[0], np.cumsum(~tokens.joined[:-1])])  # words of one run may share a phrase
     blocked_before = np.concatenate([[0], np.cumsum(blocked)])
@@ -63,14 +61,30 @@ def phrases_of(corpus: Corpus, vocabulary: Vocabulary, pages: list[int]) -> Phra
     return Phrases(ids, tokens.starts, tokens.ends, keys[order], order, valid, np.concatenate([[0], np.cumsum(~stop)]), previous_same, terms)
 
 
-def _blocked(corpus: Corpus, page: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Words no anchor may hold: inside an existing link, or in a sentence that only repeats the page's own title."""
-    blocked = np.zeros(len(starts), dtype=bool)
-    for start, end in corpus.link_spans[page]:
-        blocked |= (starts < end) & (start < ends)
-    text, title = corpus.texts[page], corpus.titles[page].strip().lower()
-    if title and title in text.lower():
-        for start, end in sentence_spans(text):
-            if text[start:end].strip().lower() == title:
-                blocked |= (starts >= start) & (ends <= end)
-    return blocked
+def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:
+    """Words no anchor may hold: overlapping an existing link, or inside a sentence that only repeats the
+    page's own title. Each such span covers a run of its page's words, found by binary search on keys
+    (page, offset) for all the pages' spans at once."""
+    linked, titled = [], []  # (page's place in pages, start, end)
+    for place, page in enumerate(pages):
+        linked += [(place, start, end) for start, end in corpus.link_spans[page]]
+        text, title = corpus.texts[page], corpus.titles[page].strip().lower()
+        if title and title in text.lower():
+            titled += [(place, start, end) for start, end in sentence_spans(text) if text[start:end].strip().lower() == title]
+    linked, titled = np.array(linked, dtype=np.int64).reshape(-1, 3), np.array(titled, dtype=np.int64).reshape(-1, 3)
+    place = np.repeat(np.arange(len(pages), dtype=np.int64), tokens.counts)
+    starts, ends = _keys(place, tokens.starts), _keys(place, tokens.ends)
+    first = np.concatenate([np.searchsorted(ends, _keys(linked[:, 0], linked[:, 1]), "right"),  # words ending after the start
+                            np.searchsorted(starts, _keys(titled[:, 0], titled[:, 1]), "left")])
+    after = np.concatenate([np.searchsorted(starts, _keys(linked[:, 0], linked[:, 2]), "left"),  # and starting before the end
+                            np.searchsorted(ends, _keys(titled[:, 0], titled[:, 2]), "right")])
+    spanned = first < after
+    change = np.zeros(len(place) + 1, dtype=np.int64)
+    np.add.at(change, first[spanned], 1)
+    np.add.at(change, after[spanned], -1)
+    return np.cumsum(change[:-1]) > 0
+
+
+def _keys(place: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """(page, character offset) as one sortable number; an offset outside the page's text is brought to its edge."""
+    return place << 32 | np.clip(offset, 0, (1 << 32) - 1)

@@ -734,6 +734,27 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
         at += count
 
 
+def test_blocked_words_are_those_overlapping_a_link_or_inside_a_sentence_repeating_the_title() -> None:
+    from analysis.phrases import _blocked
+    from linkspider.sentences import sentence_spans
+
+    rng = np.random.default_rng(3)
+    texts = [" ".join(rng.choice(["alpha", "beta", "gamma.", "\nDelta Echo\n", "x"], int(rng.integers(0, 30)))) for _ in range(40)]
+    titles = ["Delta Echo" if i % 3 == 0 else f"title {i}" for i in range(40)]
+    spans = [[(int(a), int(a + rng.integers(-3, 20))) for a in rng.integers(-5, len(text) + 5, int(rng.integers(0, 4)))] for text in texts]
+    corpus = Corpus(urls=[f"http://s/{i}" for i in range(40)], titles=titles, texts=texts, hashes=["h"] * 40, depths=[1] * 40,
+                    published=[None] * 40, inbound=[0] * 40, content_pairs=set(), template_pairs=set(), link_spans=spans)
+    pages = [int(page) for page in rng.permutation(40)]
+    tokens = Vocabulary().tokenize([texts[page] for page in pages])
+    expected = []
+    for page in pages:
+        words = [match.span() for match in WORD.finditer(texts[page])]
+        sentences = [(a, b) for a, b in sentence_spans(texts[page]) if texts[page][a:b].strip().lower() == titles[page].lower()]
+        expected += [any(start < end_ and start_ < end for start_, end_ in spans[page])
+                     or any(start >= start_ and end <= end_ for start_, end_ in sentences) for start, end in words]
+    assert _blocked(corpus, pages, tokens).tolist() == expected
+
+
 def test_past_the_keyword_limit_candidates_come_from_meaning_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from analysis import pipeline
     from analysis.embed import Embeddings
