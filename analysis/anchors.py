@@ -214,10 +214,8 @@ def _windows(phrases: Phrases, matches: Matches) -> tuple[np.ndarray, np.ndarray
     reaches = seeds[np.searchsorted(seeds, starts_at)] - starts_at + 1  # words to the next seed, itself included
     sizes = np.arange(MIN_WORDS, MAX_WORDS + 1)
     first = starts_at % words
-    start_of, size = np.nonzero((sizes >= reaches[:, None]) & (first[:, None] + sizes <= words))
+    start_of, size = np.nonzero((sizes >= reaches[:, None]) & phrases.valid[first])  # valid: none past the last word
     size = sizes[size]
-    valid = phrases.valid[first[start_of], size - MIN_WORDS]
-    start_of, size = start_of[valid], size[valid]
     # an upper bound (a repeated term counted each time), from prefix sums of the matched weights
     low = np.searchsorted(codes, starts_at)[start_of]
     high = np.searchsorted(codes, starts_at[start_of] + size - 1, "right")
