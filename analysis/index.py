@@ -93,22 +93,17 @@ class Keywords:
 
     BLOCK_CELLS = 20_000_000  # rows x pages of one block of similarities (80 MB of float32)
     PAIR_CELLS = 5_000_000  # non-zeros gathered at once by similarity() (2 x 40 MB)
-    TEXTS_AT_ONCE = 1_000  # split into words at once (~3 MB of text, ~40 MB of arrays about it)
 
     def __init__(self, texts: list[str]) -> None:
         self.vocabulary = Vocabulary()
-        columns, counts, row_sizes = [], [], []
-        for start in range(0, len(texts), self.TEXTS_AT_ONCE):  # (page, term) counted for a block of pages at once
-            tokens = self.vocabulary.tokenize(texts[start:start + self.TEXTS_AT_ONCE])
-            content = tokens.ids != STOP
-            pages = np.repeat(np.arange(len(tokens.counts), dtype=np.int64), tokens.counts)[content]
-            present, count = np.unique(pages << 32 | tokens.ids[content], return_counts=True)
-            row_sizes.append(np.bincount(present >> 32, minlength=len(tokens.counts)))
-            columns.append(present & 0xFFFFFFFF)
+        columns, counts = [], []
+        for text in texts:
+            ids = self.vocabulary.term_ids(text)
+            present, count = np.unique(ids[ids != STOP], return_counts=True)
+            columns.append(present)
             counts.append(count.astype(np.float32))
         counts = sparse.csr_matrix(
-            (np.concatenate([np.zeros(0, dtype=np.float32), *counts]), np.concatenate([np.zeros(0, dtype=np.int64), *columns]),
-             np.concatenate([[0], np.cumsum(np.concatenate([np.zeros(0, dtype=np.int64), *row_sizes]))])),
+            (np.concatenate(counts), np.concatenate(columns), np.concatenate([[0], np.cumsum([len(row) for row in columns])])),
             shape=(len(texts), len(self.vocabulary)))
         transformer = TfidfTransformer(sublinear_tf=True)
         self.matrix: sparse.csr_matrix = transformer.fit_transform(counts).astype(np.float32).tocsr()

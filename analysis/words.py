@@ -1,8 +1,9 @@
 """Words as the analysis compares them: lower-cased, lightly stemmed, without stop words.
 
 The keyword index and the anchor search share one :class:`Vocabulary`, so a term has the same id
-in both: it splits a block of texts at once (one regex call for the words, numpy passes over the
-code points for their offsets) and stems each distinct spelling once.
+in both: it splits a text with one regex call for the index, a block of texts with one regex call
+and numpy passes over the code points (the words' offsets) for the anchor search, and stems each
+distinct spelling once.
 """
 
 from __future__ import annotations
@@ -70,6 +71,12 @@ class Vocabulary:
             self.ids[term] = len(self.terms)
             self.terms.append(term)
         return self.ids[term]
+
+    def term_ids(self, text: str) -> np.ndarray:
+        """The term ids of the text's words (STOP for stop words), without their offsets: what TF-IDF counts.
+        (tokenize's offsets cost more than counting a block of pages at once saves.)"""
+        words = WORD.findall(text)
+        return np.fromiter(map(self._spelling.__getitem__, words), dtype=np.int32, count=len(words))
 
     def tokenize(self, texts: list[str]) -> Tokens:
         """The words of the texts with their offsets. The texts are laid end to end on separate lines, so
