@@ -11,6 +11,7 @@ that an editor linked on; keywords miss paraphrase. EXACT_LIMIT is set by measur
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import faiss
 import numpy as np
@@ -94,7 +95,8 @@ class Keywords:
     BLOCK_CELLS = 20_000_000  # rows x pages of one block of similarities (80 MB of float32)
     PAIR_CELLS = 5_000_000  # non-zeros gathered at once by similarity() (2 x 40 MB)
 
-    def __init__(self, texts: list[str]) -> None:
+    def __init__(self, texts: Iterable[str]) -> None:
+        """texts may be made one at a time (a generator): at 100k pages, all at once they are ~300 MB more."""
         self.vocabulary = Vocabulary()
         columns, counts = [], []
         for text in texts:
@@ -104,7 +106,7 @@ class Keywords:
             counts.append(count.astype(np.float32))
         counts = sparse.csr_matrix(
             (np.concatenate(counts), np.concatenate(columns), np.concatenate([[0], np.cumsum([len(row) for row in columns])])),
-            shape=(len(texts), len(self.vocabulary)))
+            shape=(len(columns), len(self.vocabulary)))
         transformer = TfidfTransformer(sublinear_tf=True)
         self.matrix: sparse.csr_matrix = transformer.fit_transform(counts).astype(np.float32).tocsr()
         self.idf: np.ndarray = transformer.idf_.astype(np.float32)  # by term id

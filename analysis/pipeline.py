@@ -100,7 +100,7 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
                                  progress=options.progress, backend=options.backend)
     with timed(timings, "index"):
         by_meaning = nearest(embeddings.vectors, options.neighbours)
-        keywords = Keywords([f"{title}\n{text}" for title, text in zip(corpus.titles, corpus.texts)])  # whole pages
+        keywords = Keywords(f"{title}\n{text}" for title, text in zip(corpus.titles, corpus.texts))  # whole pages, one at a time
         if len(corpus) <= KEYWORD_NEIGHBOURS_LIMIT:
             by_words = keywords.nearest(options.neighbours)
             mentions = set(keywords.mentions(corpus.titles, MENTION_SHARE, COMMON_SHARE))
