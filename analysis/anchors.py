@@ -5,7 +5,9 @@ punctuation, not starting or ending on a stop word, and not overlapping an exist
 is scored by the target terms it holds: the share of the target's title it covers (title words
 weighted by rarity across the site, IDF) plus the TF-IDF weight of the target's most characteristic
 words, minus a little for words that belong to neither. The phrase an editor would link on scores
-high, which makes the same number a strong ranking signal (see score.py).
+high, which makes the same number a strong ranking signal (see score.py). The pair is ranked by its
+strongest window, but the anchor shown is the best strength less SHORTER_ANCHOR a word: "1.52"
+rather than "incremental compilation in the 1.52", the concise anchor editors write.
 
 The windows of a source do not depend on the target (phrases.py finds them). The search runs on
 blocks of sources at once, as arrays: for each pair, the target's terms are looked up among the
@@ -27,6 +29,7 @@ from analysis.words import terms
 from linkspider.sentences import sentence_at, sentence_spans
 
 EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not a term of the target
+SHORTER_ANCHOR = 0.1  # per word: the anchor shown is the window with the best strength less this (the pair keeps its best strength)
 MIN_STRENGTH = 0.3  # a phrase weaker than this is not an anchor
 BOUND_SLACK = 1e-3  # upper bounds are compared with MIN_STRENGTH less this (float32 sums, strengths rounded to 4 places)
 TOPIC_TERMS = 20  # the target's most characteristic words (TF-IDF) count beside its title
@@ -61,14 +64,16 @@ class Found:
     starts: np.ndarray  # (pairs, ALTERNATIVES) int32
     ends: np.ndarray
     strengths: np.ndarray  # float32, 0 where none
+    best: np.ndarray  # (pairs,) float32: the strength of the pair's strongest window (not always shown), 0 where none
 
     @classmethod
     def empty(cls, pairs: int) -> Found:
         return cls(np.full((pairs, ALTERNATIVES), -1, dtype=np.int32), np.full((pairs, ALTERNATIVES), -1, dtype=np.int32),
-                   np.zeros((pairs, ALTERNATIVES), dtype=np.float32))
+                   np.zeros((pairs, ALTERNATIVES), dtype=np.float32), np.zeros(pairs, dtype=np.float32))
 
     def anchors(self, row: int, text: str, title: str) -> Iterator[Anchor]:
-        """Pair `row` as Anchor objects (without their sentence: see with_context), strongest first, then the title fallback.
+        """Pair `row` as Anchor objects (without their sentence: see with_context), preferred first (strength less
+        SHORTER_ANCHOR a word), then the title fallback.
 
         Made one at a time: the queue takes the first one still free, which is nearly always the first.
         """
@@ -153,7 +158,12 @@ class AnchorFinder:
         first, last, pair = _windows(phrases, matches)
         strength = _strengths(phrases, matches, first, last, pair)
         keep = strength >= MIN_STRENGTH
-        best = _best(pair[keep], strength[keep], phrases.starts[first[keep]], phrases.ends[last[keep]], len(targets))
+        first, last, pair, strength = first[keep], last[keep], pair[keep], strength[keep]
+        strongest = np.zeros(len(targets), dtype=np.float32)
+        np.maximum.at(strongest, pair, strength)
+        found.best[rows] = strongest
+        best = _best(pair, strength, strength - SHORTER_ANCHOR * (last - first + 1), phrases.starts[first], phrases.ends[last],
+                     len(targets))
         for slot, (chosen, starts, ends, strengths) in enumerate(best):
             found.starts[rows[chosen], slot], found.ends[rows[chosen], slot] = starts, ends
             found.strengths[rows[chosen], slot] = strengths
@@ -244,11 +254,11 @@ def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.n
     return np.round(strength, 4)
 
 
-def _best(pair: np.ndarray, strength: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+def _best(pair: np.ndarray, strength: np.ndarray, preference: np.ndarray, starts: np.ndarray, ends: np.ndarray,
           pairs: int) -> list[tuple[np.ndarray, ...]]:
-    """Per pair, the ALTERNATIVES strongest windows that do not overlap (the earliest first among equals), greedily:
+    """Per pair, the ALTERNATIVES most preferred windows that do not overlap (the earliest first among equals), greedily:
     for each slot, (pairs, starts, ends, strengths) of the pairs that have a window left for it."""
-    ranked = np.lexsort((starts, -strength, pair))
+    ranked = np.lexsort((starts, -preference, pair))
     pair, strength, starts, ends = pair[ranked], strength[ranked], starts[ranked], ends[ranked]
     alive, slots = np.ones(len(pair), dtype=bool), []
     for _ in range(ALTERNATIVES):

@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import re
+from urllib.parse import urlsplit
 
 import sqlite_utils
 
@@ -21,6 +22,7 @@ Pair = tuple[int, int]
 # listings over 0.18 on the demo site and the shared blogs (see BENCHMARKS.md, "Quality").
 MAX_LINK_DENSITY = 0.15
 TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014-]\s+")  # "Post title | Site name", "Post - Site"
+URL_DATE = re.compile(r"/((?:19|20)\d{2})/(0[1-9]|1[0-2])/(?:(0[1-9]|[12]\d|3[01])/)?")  # /2023/07/13/post.html, /2023/07/post/
 
 
 class EmptyCrawl(ValueError):
@@ -81,6 +83,12 @@ def page_titles(titles: list[str | None], headings: list[str | None], urls: list
     return cleaned
 
 
+def url_date(url: str) -> str | None:
+    """The date a blog-style URL holds (/2023/07/13/..., /2023/07/...), as YYYY-MM-DD or YYYY-MM; None if it holds none."""
+    match = URL_DATE.search(urlsplit(url).path)
+    return None if match is None else "-".join(part for part in match.groups() if part)
+
+
 def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tuple[str, str]] = frozenset()) -> Corpus:
     """Read candidate pages and their resolved links; `hidden` (source, target) URL pairs are treated as unlinked."""
     resolve = resolver(db)
@@ -101,8 +109,8 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
     corpus = Corpus(
         urls=column["url"], titles=column["title"],
         texts=[text or "" for text in column["main_text"]], hashes=column["content_hash"], depths=column["depth"],
-        published=column["published"], inbound=[0] * len(rows), content_pairs=set(), template_pairs=set(),
-        link_spans=[[] for _ in rows],
+        published=[date or url_date(url) for date, url in zip(column["published"], column["url"])],
+        inbound=[0] * len(rows), content_pairs=set(), template_pairs=set(), link_spans=[[] for _ in rows],
     )
     index = corpus.index
     any_region: set[Pair] = set()

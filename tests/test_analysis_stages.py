@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.anchors import Anchor, AnchorFinder, short_title
+from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, short_title
 from analysis.candidates import Candidate, Candidates, find_candidates
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
 from analysis.index import Keywords, nearest
@@ -542,7 +542,8 @@ def test_every_anchor_is_a_phrase_of_the_source_or_the_title(tmp_path: Path) -> 
             anchors = finder.anchors(source, target)
             assert anchors[-1] == Anchor(short_title(corpus.titles[target]), "title", 0.0)
             assert all(anchor.source == "text" for anchor in anchors[:-1])
-            assert [a.strength for a in anchors[:-1]] == sorted((a.strength for a in anchors[:-1]), reverse=True)
+            preference = [a.strength - SHORTER_ANCHOR * len(WORD.findall(a.text)) for a in anchors[:-1]]
+            assert all(first >= second - 1e-4 for first, second in zip(preference, preference[1:]))  # shorter of near-equals first
             for anchor in anchors[:-1]:
                 assert_text_anchor(corpus, source, anchor)
                 text_anchors += 1
@@ -780,3 +781,25 @@ def test_past_the_keyword_limit_candidates_come_from_meaning_alone(tmp_path: Pat
     assert (0, 3) in pairs()  # the mention, whatever its similarity
     monkeypatch.setattr(pipeline, "KEYWORD_NEIGHBOURS_LIMIT", pages - 1)
     assert pairs() == {(0, 1), (1, 0), (2, 3), (3, 2), (4, 5), (5, 4)}
+
+
+def test_dates_come_from_blog_style_urls_when_the_page_declares_none() -> None:
+    from analysis.load import url_date
+    assert url_date("http://h/2023/07/13/Rust-1.71.0.html") == "2023-07-13"
+    assert url_date("http://h/blog/2019/02/some-post/") == "2019-02"
+    assert url_date("http://h/posts/2019-rust/") is None
+    assert url_date("http://h/2023/13/01/x.html") is None  # no month 13
+
+
+def test_direction_follows_the_sites_own_links_in_time() -> None:
+    def corpus(dates: list[str], links: set[tuple[int, int]]) -> Corpus:
+        n = len(dates)
+        return Corpus(urls=[str(i) for i in range(n)], titles=["t"] * n, texts=[""] * n, hashes=[""] * n, depths=[1] * n,
+                      published=dates, inbound=[0] * n, content_pairs=links, template_pairs=set(), link_spans=[[] for _ in range(n)])
+    dates = ["2020-01-01", "2021-01-01", "2022-01-01", "2023-01-01", None]
+    sources, targets = np.array([0, 3, 0, 4]), np.array([3, 0, 4, 0])  # forward, backward, undated, undated
+    backward = score.direction(corpus(dates, {(1, 0), (2, 0), (2, 1), (3, 2)}), sources, targets)
+    assert backward[0] == pytest.approx(2 * 1 / 6 - 1) and list(backward[1:]) == [0, 0, 0]
+    both = score.direction(corpus(dates, {(1, 0), (0, 1)}), sources, targets)
+    assert both[0] == 0  # a site that links both ways leans neither way
+    assert score.direction(corpus(dates, set()), sources, targets)[0] == 0  # no evidence, no lean
