@@ -40,6 +40,7 @@ NEED_WEIGHT = 0.05
 DIRECTION_WEIGHT = 0.1  # 0.2 gained a little more recall on the blogs but buries more old -> new suggestions
 MAX_TARGET_SHARE = 0.02  # of the whole queue, for any one target (the default hub guard)
 MIN_CAP = 3  # suggestions per target the default hub guard always allows
+SAME_ANCHOR_PAGES = 2  # pages that may point one anchor text at one target: editors repeat a name, not a dozen times
 
 
 @dataclass
@@ -130,7 +131,7 @@ class Ranked:
         per_source: Counter[int] = Counter()
         per_target: Counter[int] = Counter()
         wanted: Counter[int] = Counter()
-        used_anchors: set[tuple[str, int]] = set()
+        used_anchors: Counter[tuple[str, int]] = Counter()
         used_spans: dict[int, list[tuple[int, int]]] = {}
         queue = []
         rows = self._rows_that_matter(max_per_page, max_per_target)
@@ -146,7 +147,7 @@ class Ranked:
                                     anchor, bool(self.candidates.template_linked[row])))
             per_source[source] += 1
             per_target[target] += 1
-            used_anchors.add((anchor.text.lower(), target))
+            used_anchors[(anchor.text.lower(), target)] += 1
             if anchor.span:
                 used_spans[source].append(anchor.span)
         return queue, {target: count for target, count in wanted.items() if count > max_per_target}
@@ -165,10 +166,10 @@ class Ranked:
         return first
 
 
-def _free_anchor(anchors: Iterable[Anchor], target: int, used: set[tuple[str, int]], spans: list[tuple[int, int]]) -> Anchor:
-    """The best anchor not already pointing at this target elsewhere and not overlapping this source's others."""
+def _free_anchor(anchors: Iterable[Anchor], target: int, used: Counter[tuple[str, int]], spans: list[tuple[int, int]]) -> Anchor:
+    """The best anchor not yet pointing at this target from SAME_ANCHOR_PAGES pages and not overlapping this source's others."""
     for anchor in anchors:
-        if (anchor.text.lower(), target) in used:
+        if used[anchor.text.lower(), target] >= SAME_ANCHOR_PAGES:
             continue
         if anchor.span and any(anchor.span[0] < end and start < anchor.span[1] for start, end in spans):
             continue
