@@ -15,7 +15,7 @@ from analysis.pipeline import Options
 from conftest import CrawlRun
 
 RECALL_FLOOR = 0.66  # measured 0.728 (3 rounds, 20% hidden, onnx-int8)
-ANCHOR_FLOOR = 0.65  # measured 0.729
+ANCHOR_FLOOR = 0.65  # measured 0.762
 MAX_TARGET_SHARE = 0.025  # the default hub guard allows 3 per target: 2% of the queue is less on a 45-page site
 
 
