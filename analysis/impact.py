@@ -86,9 +86,13 @@ class Graph:
         return replace(self, links=_union(self.links, added), followed=_union(self.followed, added), content=self.content | pairs)
 
     def matrix(self, pairs: Iterable[Pair]) -> sparse.csr_array:
-        """These pairs as a 0/1 matrix over the graph's pages."""
-        cells = np.array([(self.index[source], self.index[target]) for source, target in pairs], dtype=np.int64).reshape(-1, 2)
-        return sparse.csr_array((np.ones(len(cells)), (cells[:, 0], cells[:, 1])), shape=(len(self.pages), len(self.pages)))
+        return pair_matrix(pairs, self.index)
+
+
+def pair_matrix(pairs: Iterable[Pair], index: dict[str, int]) -> sparse.csr_array:
+    """These pairs as a 0/1 matrix over the pages of the index (url -> row and column)."""
+    cells = np.array([(index[source], index[target]) for source, target in pairs], dtype=np.int64).reshape(-1, 2)
+    return sparse.csr_array((np.ones(len(cells)), (cells[:, 0], cells[:, 1])), shape=(len(index), len(index)))
 
 
 def _union(first: sparse.csr_array, second: sparse.csr_array) -> sparse.csr_array:
@@ -155,10 +159,10 @@ def load_graph(db: sqlite_utils.Database) -> Graph:
             content.add(pair)
     crawl = db.execute("SELECT start_urls FROM crawls ORDER BY id DESC LIMIT 1").fetchone()
     start = {resolve.get(url, url) for url in (crawl[0] or "").split()} & live if crawl else set()
-    graph = Graph(urls, sparse.csr_array((len(urls), len(urls))), sparse.csr_array((len(urls), len(urls))), content, start,
-                  {row["url"]: title or row["title"] or row["url"] for row, title in zip(rows, titles)},
-                  {row["url"] for row in rows if row["sitemap_only"]})
-    return replace(graph, links=graph.matrix(follows), followed=graph.matrix(pair for pair, follow in follows.items() if follow))
+    index = {url: i for i, url in enumerate(urls)}
+    return Graph(urls, pair_matrix(follows, index), pair_matrix((pair for pair, follow in follows.items() if follow), index),
+                 content, start, {row["url"]: title or row["title"] or row["url"] for row, title in zip(rows, titles)},
+                 {row["url"] for row in rows if row["sitemap_only"]})
 
 
 def measure(graph: Graph) -> Figures:
@@ -197,14 +201,14 @@ def marginal_gains(graph: Graph, figures: Figures, pairs: list[Pair], exact_page
     pages, index, adjacency = graph.pages, graph.index, graph.followed
     sources = np.array([index[source] for source, _ in pairs])
     targets = np.array([index[target] for _, target in pairs])
-    links = np.asarray(adjacency.sum(axis=1)).ravel()[sources]  # followed out-links of each source
+    out = np.asarray(adjacency.sum(axis=1)).ravel()  # followed out-links of each page
+    links = out[sources]
     if len(pages) <= exact_pages:
         # The source's row of steps becomes (links x row + e_target) / (links + 1), a change of
         # (e_target - row) / (links + 1); and inverse @ steps.T = (inverse - I) / DAMPING, so
         # inverse[i] @ steps[j] is (inverse[i, j] - [i == j]) / DAMPING: no product of matrices.
-        steps = adjacency.toarray()
-        out = steps.sum(axis=1, keepdims=True)
-        steps = np.divide(steps, out, out=np.full_like(steps, 1 / len(pages)), where=out > 0)  # no link: anywhere
+        steps = np.divide(adjacency.toarray(), out[:, None], out=np.full((len(pages), len(pages)), 1 / len(pages)),
+                          where=out[:, None] > 0)  # no link: anywhere
         inverse = np.linalg.inv(np.identity(len(pages)) - DAMPING * steps.T)
         reach = (inverse[targets, targets] - inverse[targets, sources] / DAMPING) / (links + 1)
         feedback = (inverse[sources, targets] - (inverse[sources, sources] - 1) / DAMPING) / (links + 1)
@@ -212,8 +216,8 @@ def marginal_gains(graph: Graph, figures: Figures, pairs: list[Pair], exact_page
     else:
         carried = np.where(links > 0, 1 / (links + 1), 1 - 1 / len(pages))
     carried = np.where(adjacency[sources, targets] > 0, 0.0, carried)  # an existing link gains nothing
-    pagerank = np.array([figures.pagerank[url] for url in pages])
-    relative = DAMPING * pagerank[sources] * carried / pagerank[targets]
+    ranks = np.array([figures.pagerank[url] for url in pages])
+    relative = DAMPING * ranks[sources] * carried / ranks[targets]
     return [Gain(*depths(figures, source, target), float(gain)) for (source, target), gain in zip(pairs, relative.tolist())]
 
 
