@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis.embed import BACKENDS, DEFAULT_BACKEND, DEFAULT_MODEL
+from analysis.embed import BACKENDS, DEFAULT_BACKEND, DEFAULT_MODEL, choose_backend
 
 DESCRIPTION = (
     "Analyse a crawl database: embed the pages, find related pairs that are not linked yet, rank them, "
@@ -32,12 +32,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-words", type=int, default=50, metavar="N",
                         help="pages with less main text than this are neither source nor target (default: 50)")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
-                        help="where to run the model (default: auto, a GPU when there is one)")
-    parser.add_argument("--backend", default=DEFAULT_BACKEND, choices=BACKENDS,
+                        help="where to run the model (default: auto, a GPU when the backend has one)")
+    parser.add_argument("--backend", default="auto", choices=("auto", *BACKENDS),
                         help="how to run the model: torch (sentence-transformers), onnx (the same model exported once to "
                              "ONNX into ~/.cache/linkspider or $LINKSPIDER_CACHE, run with onnxruntime, no torch) or "
                              "onnx-int8 (that export quantised to int8: faster, slightly different vectors) "
-                             f"(default: {DEFAULT_BACKEND})")
+                             f"(default: auto, torch with --device cuda, else {DEFAULT_BACKEND})")
     parser.add_argument("--no-progress", action="store_true", help="no embedding progress bar")
     parser.add_argument("--approved-only", action="store_true",
                         help="measure the impact of the approved suggestions only (default: pending and approved)")
@@ -67,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
     options = Options(model=args.model, threshold=args.threshold, max_similarity=args.max_similarity,
                       max_per_page=args.max_per_page, max_per_target=args.max_per_target, min_words=args.min_words,
-                      device=args.device, backend=args.backend, csv=args.csv, progress=not args.no_progress,
-                      approved_only=args.approved_only)
+                      device=args.device, backend=choose_backend(args.backend, args.device), csv=args.csv,
+                      progress=not args.no_progress, approved_only=args.approved_only)
     try:
         if args.backtest:
             from analysis.backtest import run_backtest, table

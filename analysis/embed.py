@@ -159,6 +159,13 @@ def onnx_providers(device: str) -> list[str]:
     return ["CPUExecutionProvider"]
 
 
+def choose_backend(backend: str, device: str) -> str:
+    """`auto`: torch on `--device cuda`, since onnxruntime runs int8 matrix products on the CPU only; else the default."""
+    if backend != "auto":
+        return backend
+    return "torch" if device == "cuda" else DEFAULT_BACKEND
+
+
 def load_encoder(name: str, device: str = "auto", backend: str = DEFAULT_BACKEND) -> Encoder:
     """The model on the backend: torch, or its ONNX export (fp32 or int8), exported into the cache on first use."""
     if backend == "torch":

@@ -190,7 +190,10 @@ def machine() -> dict[str, Any]:
 def code_state() -> dict[str, Any]:
     """The commit, whether analysis/ differs from it, and a digest of analysis/*.py as measured."""
     def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False)
+        try:
+            done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False)
+        except FileNotFoundError:  # a machine without git (the device tool's GPU machine)
+            return ""
         return done.stdout.strip()
 
     digest = hashlib.sha1(b"".join(path.read_bytes() for path in sorted((REPO / "analysis").glob("*.py"))))

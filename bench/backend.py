@@ -3,6 +3,7 @@
     .venv/bin/python bench/backend.py speed [--texts 256] [--batch-size 32] [--repeats 3] [--json PATH]
     .venv/bin/python bench/backend.py overlap DB [DB ...] [--json PATH]
     .venv/bin/python bench/backend.py startup [--runs 5] [--json PATH]
+    python3 bench/backend.py cuda [--model NAME_OR_PATH] [--texts 4096] [--batch-sizes 32 128 512] [--json PATH]
 
 `speed`: first, for each backend in a fresh interpreter, the seconds from nothing imported to the first
 vector (imports, model load, one text), the ONNX export already in the cache. Then, in one process, every
@@ -15,6 +16,10 @@ analysis.embed.page_text makes them from the demo posts' prose.
 `overlap`: for each crawl database (read from a copy), the analysis's own page texts embedded by every
 backend; per ONNX backend, the share of each page's 5 nearest pages (by cosine, itself left out) that
 torch's 5 nearest share, averaged over pages, and the cosine of each page's vector with torch's.
+
+`cuda` (on a machine with a GPU): the torch backend on it, model load seconds, then --repeats encodes of --texts page
+texts per batch size, in fp32 (what `--device cuda` runs) and then in fp16; fp16's cosine with fp32's vectors and
+the share of each text's 5 nearest texts that both precisions share.
 
 `startup`: --runs runs each of `scrapy --help`, `scrapy crawl --help`, `scrapy analyze --help`,
 `python -m analysis --help`, `scrapy crawl site` (no url: start-up up to the argument check) and a whole
@@ -128,6 +133,43 @@ def bench_speed(args: argparse.Namespace) -> dict[str, Any]:
             "load_average_after": [round(x, 2) for x in os.getloadavg()]}
 
 
+def bench_cuda(args: argparse.Namespace) -> dict[str, Any]:
+    """The torch backend on a GPU: pages/s per batch size in fp32 (what `--device cuda` runs) and fp16, and how
+    far fp16's vectors and 5 nearest texts stray from fp32's."""
+    import torch
+
+    from analysis.embed import TorchEncoder, load_model
+
+    before = machine()
+    start = time.perf_counter()
+    encoder = TorchEncoder(load_model(args.model, "cuda"))
+    loaded = time.perf_counter() - start
+    texts = demo_page_texts(args.texts, args.seed)
+    runs: dict[str, dict[str, Any]] = {}
+    vectors = {}
+    for precision in ("fp32", "fp16"):
+        if precision == "fp16":
+            encoder.model.half()
+        encoder.encode(texts[:512], 128, False)  # warm-up: kernels chosen, memory pool grown
+        for batch_size in args.batch_sizes:
+            seconds = []
+            for _ in range(args.repeats):
+                torch.cuda.synchronize()
+                start = time.perf_counter()
+                vectors[precision] = encoder.encode(texts, batch_size, False)
+                seconds.append(time.perf_counter() - start)
+            runs[f"{precision}, batch {batch_size}"] = {"encode_s": [round(s, 3) for s in seconds],
+                                                        "pages_per_s": round(len(texts) / statistics.median(seconds), 1)}
+            print(json.dumps({f"{precision}, batch {batch_size}": runs[f"{precision}, batch {batch_size}"]}), file=sys.stderr, flush=True)
+    cosine = (vectors["fp16"] * vectors["fp32"]).sum(axis=1)
+    nearest = top(vectors["fp32"], 5), top(vectors["fp16"], 5)
+    return {"machine": before, "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__, "model": args.model,
+            "load_s": round(loaded, 2), "texts": len(texts), "runs": runs,
+            "fp16_against_fp32": {"cosine_mean": round(float(cosine.mean()), 6), "cosine_min": round(float(cosine.min()), 6),
+                                  "top5_overlap": round(float(np.mean([len(set(a) & set(b)) / 5 for a, b in zip(*nearest)])), 4)},
+            "peak_gpu_memory_mib": round(torch.cuda.max_memory_allocated() / 2 ** 20)}
+
+
 def top(vectors: np.ndarray, k: int) -> np.ndarray:
     similarity = vectors @ vectors.T
     np.fill_diagonal(similarity, -np.inf)
@@ -225,10 +267,16 @@ def main() -> None:
     overlap.add_argument("--k", type=int, default=5)
     startup = commands.add_parser("startup", help="start-up time of the commands")
     startup.add_argument("--runs", type=int, default=5)
-    for sub in (speed, overlap, startup):
+    cuda = commands.add_parser("cuda", help="pages/s of the torch backend on a GPU, fp32 and fp16")
+    cuda.add_argument("--model", default="all-MiniLM-L6-v2", help="name or path (default: all-MiniLM-L6-v2)")
+    cuda.add_argument("--texts", type=int, default=4096)
+    cuda.add_argument("--batch-sizes", type=int, nargs="+", default=[32, 128, 512])
+    cuda.add_argument("--repeats", type=int, default=3)
+    cuda.add_argument("--seed", type=int, default=1)
+    for sub in (speed, overlap, startup, cuda):
         sub.add_argument("--json", type=Path, help="also write the result here")
     args = parser.parse_args()
-    result = {"speed": bench_speed, "overlap": bench_overlap, "startup": bench_startup}[args.command](args)
+    result = {"speed": bench_speed, "overlap": bench_overlap, "startup": bench_startup, "cuda": bench_cuda}[args.command](args)
     print_json(result, args.json)
 
 

@@ -15,7 +15,7 @@ import pytest
 import sqlite_utils
 
 from analysis import embed
-from analysis.embed import DEFAULT_MODEL, ModelError, embed_pages, load_encoder
+from analysis.embed import DEFAULT_MODEL, ModelError, choose_backend, embed_pages, load_encoder
 from conftest import ROOT, SCRAPY, two_page_database
 
 MODEL_LIBRARIES = ("torch", "sentence_transformers", "transformers", "onnxruntime", "onnx", "tokenizers")
@@ -91,13 +91,18 @@ def test_device_cuda_without_cuda_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="--device cuda: onnxruntime .* has no CUDA provider"):
         load_encoder(DEFAULT_MODEL, "cuda", "onnx-int8")
     two_page_database(tmp_path / "two.db")
-    for backend in ("torch", "onnx"):
+    for backend, library in (("torch", "torch"), ("onnx", "onnxruntime"), ("auto", "torch")):  # auto: torch on cuda
         done = run(*SCRAPY, "analyze", str(tmp_path / "two.db"), "--device", "cuda", "--backend", backend,
                    env={embed.CACHE_ENV: str(tmp_path / "cache")})
         assert done.returncode == 1
         [line] = done.stderr.strip().splitlines()
-        assert line.startswith("error: --device cuda: ") and "use --device cpu or auto" in line
+        assert line.startswith(f"error: --device cuda: {library} ") and "use --device cpu or auto" in line
     assert not (tmp_path / "cache").exists()  # said before any export
+
+
+def test_the_auto_backend_is_torch_on_cuda_and_int8_elsewhere() -> None:
+    assert [choose_backend("auto", device) for device in ("cuda", "auto", "cpu")] == ["torch", "onnx-int8", "onnx-int8"]
+    assert choose_backend("onnx", "cuda") == "onnx"  # a backend named is kept
 
 
 def test_an_unknown_backend_is_an_argument_error() -> None:
