@@ -10,7 +10,7 @@ strongest window, but the anchor shown is the best strength less SHORTER_ANCHOR 
 rather than "incremental compilation in the 1.52", the concise anchor editors write.
 
 The windows of a source do not depend on the target (phrases.py finds them). The search runs on
-blocks of sources at once, as arrays: for each pair, the target's terms are looked up among the
+blocks of sources at once, as arrays, two blocks at a time on threads (numpy releases the GIL): for each pair, the target's terms are looked up among the
 source's words, and only the windows around a rare matched word are scored, first with an upper
 bound, then exactly where the bound can pass.
 """
@@ -18,6 +18,7 @@ bound, then exactly where the bound can pass.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -36,7 +37,8 @@ TOPIC_TERMS = 20  # the target's most characteristic words (TF-IDF) count beside
 TOPIC_WEIGHT = 1.0
 COMMON_SHARE = 0.3  # a word on more pages than this share names nothing by itself
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (select() takes another when one is used)
-BLOCK_WORDS = 200_000  # words of the sources searched at once
+BLOCK_WORDS = 100_000  # words of the sources searched at once (per thread)
+SEARCH_THREADS = 2  # blocks searched at once: numpy's sorts and searches release the GIL, so a second core helps
 
 
 @dataclass(frozen=True)
@@ -124,9 +126,21 @@ class AnchorFinder:
         return with_context(list(found.anchors(0, text, self.corpus.titles[target])), text)
 
     def search_all(self, sources: np.ndarray, targets: np.ndarray) -> Found:
-        """Anchors for many pairs, a block of sources at a time."""
+        """Anchors for many pairs, a block of sources at a time, SEARCH_THREADS blocks at once (each fills its own rows)."""
         found = Found.empty(len(sources))
         names = self._target_terms_of(np.unique(targets))
+
+        def search(block: tuple[list[int], np.ndarray]) -> None:
+            pages, rows = block
+            where = np.searchsorted(np.array(pages), sources[rows])
+            self._search_block(phrases_of(self.corpus, self.keywords.vocabulary, pages), where, targets[rows], rows, names, found)
+
+        with ThreadPoolExecutor(SEARCH_THREADS) as pool:
+            list(pool.map(search, self._blocks(sources)))
+        return found
+
+    def _blocks(self, sources: np.ndarray) -> Iterator[tuple[list[int], np.ndarray]]:
+        """The pairs' sources in blocks of about BLOCK_WORDS words: (pages, rows of the pairs from those pages)."""
         order = np.argsort(sources, kind="stable")
         pages, first_rows = np.unique(sources[order], return_index=True)
         bounds = [*first_rows.tolist(), len(order)]
@@ -136,11 +150,8 @@ class AnchorFinder:
             block.append(page)
             words += len(self.corpus.texts[page]) // 6
             if words >= BLOCK_WORDS or i == len(pages) - 1:
-                rows = order[bounds[i + 1 - len(block)]:bounds[i + 1]]
-                where = np.searchsorted(np.array(block), sources[rows])
-                self._search_block(phrases_of(self.corpus, self.keywords.vocabulary, block), where, targets[rows], rows, names, found)
+                yield block, order[bounds[i + 1 - len(block)]:bounds[i + 1]]
                 block, words = [], 0
-        return found
 
     def _target_terms_of(self, targets: np.ndarray) -> TargetTerms:
         """target_terms of each of these targets, laid end to end once for every block of sources."""

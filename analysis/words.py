@@ -9,6 +9,7 @@ distinct spelling once.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -121,8 +122,10 @@ class _Spellings(dict):
     def __init__(self, vocabulary: Vocabulary) -> None:
         super().__init__()
         self.vocabulary = vocabulary
+        self.lock = threading.Lock()
 
     def __missing__(self, word: str) -> int:
-        term_id = STOP if is_stop_word(word) else self.vocabulary.term_id(stem(word))
-        self[word] = term_id
+        with self.lock:  # the anchor search tokenises in threads; a new term must get one id
+            term_id = STOP if is_stop_word(word) else self.vocabulary.term_id(stem(word))
+            self[word] = term_id
         return term_id

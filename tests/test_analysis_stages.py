@@ -21,12 +21,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from analysis import anchors, score
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, short_title
 from analysis.candidates import Candidate, Candidates, find_candidates
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
 from analysis.index import Keywords, nearest
 from analysis.load import MAX_LINK_DENSITY, Corpus, EmptyCrawl, load_corpus
-from analysis import score
 from analysis.score import Suggestion, rank
 from analysis.words import PHRASE_JOINERS, WORD, Vocabulary, is_stop_word, terms
 from conftest import ROOT
@@ -550,6 +550,22 @@ def test_every_anchor_is_a_phrase_of_the_source_or_the_title(tmp_path: Path) -> 
             spans = sorted(anchor.span for anchor in anchors[:-1])
             assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))  # alternatives never overlap
     assert text_anchors > 100
+
+
+def test_the_anchor_search_in_blocks_on_threads_finds_what_one_search_finds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
+    keywords = Keywords(corpus.texts)
+    pairs = Candidates.of(every_pair(corpus, keywords))
+    monkeypatch.setattr(anchors, "SEARCH_THREADS", 1)
+    monkeypatch.setattr(anchors, "BLOCK_WORDS", 10 ** 9)
+    whole = AnchorFinder(corpus, keywords).search_all(pairs.source, pairs.target)
+    assert (whole.starts[:, 0] >= 0).sum() > 100
+    for threads in (2, 4):
+        monkeypatch.setattr(anchors, "SEARCH_THREADS", threads)
+        monkeypatch.setattr(anchors, "BLOCK_WORDS", 300)  # a page or two a block
+        found = AnchorFinder(corpus, Keywords(corpus.texts)).search_all(pairs.source, pairs.target)
+        for name in ("starts", "ends", "strengths", "best"):
+            assert np.array_equal(getattr(found, name), getattr(whole, name)), name
 
 
 def test_the_title_is_the_anchor_when_the_source_never_mentions_the_target(tmp_path: Path) -> None:
