@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from analysis.index import Keywords
+from analysis.index import THREADS, Keywords
 from analysis.load import Corpus
 from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, phrases_of
 from analysis.words import terms
@@ -37,8 +37,7 @@ TOPIC_TERMS = 20  # the target's most characteristic words (TF-IDF) count beside
 TOPIC_WEIGHT = 1.0
 COMMON_SHARE = 0.3  # a word on more pages than this share names nothing by itself
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (select() takes another when one is used)
-BLOCK_WORDS = 100_000  # words of the sources searched at once (per thread)
-SEARCH_THREADS = 2  # blocks searched at once: numpy's sorts and searches release the GIL, so a second core helps
+BLOCK_WORDS = 100_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
 
 
 @dataclass(frozen=True)
@@ -126,7 +125,7 @@ class AnchorFinder:
         return with_context(list(found.anchors(0, text, self.corpus.titles[target])), text)
 
     def search_all(self, sources: np.ndarray, targets: np.ndarray) -> Found:
-        """Anchors for many pairs, a block of sources at a time, SEARCH_THREADS blocks at once (each fills its own rows)."""
+        """Anchors for many pairs, a block of sources at a time, THREADS blocks at once (each fills its own rows)."""
         found = Found.empty(len(sources))
         names = self._target_terms_of(np.unique(targets))
 
@@ -135,7 +134,7 @@ class AnchorFinder:
             where = np.searchsorted(np.array(pages), sources[rows])
             self._search_block(phrases_of(self.corpus, self.keywords.vocabulary, pages), where, targets[rows], rows, names, found)
 
-        with ThreadPoolExecutor(SEARCH_THREADS) as pool:
+        with ThreadPoolExecutor(THREADS) as pool:
             list(pool.map(search, self._blocks(sources)))
         return found
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 import faiss
 import numpy as np
@@ -27,6 +28,7 @@ IVF_TRAIN_PER_LIST = 40  # k-means trained on a seeded sample of this many pages
 IVF_ITERATIONS = 10
 IVF_SEED = 1234
 SEARCH_BLOCK = 65_536  # pages searched per call (a copy of their vectors, in list order)
+THREADS = 2  # array work run at once: numpy and scipy release the GIL, so a second thread uses the second core
 
 
 def _ivf(vectors: np.ndarray) -> faiss.IndexIVFFlat:
@@ -167,11 +169,15 @@ class Keywords:
         return list(zip(found.col[keep].tolist(), found.row[keep].tolist()))
 
     def similarity(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """Cosine of each (source, target) pair, without forming any other pair; a chunk of pairs at a time."""
+        """Cosine of each (source, target) pair, without forming any other pair; THREADS chunks of pairs at a time."""
         result = np.zeros(len(sources), dtype=np.float32)
         chunk = max(1, int(self.PAIR_CELLS / max(1.0, self.matrix.nnz / max(1, self.matrix.shape[0]))))
-        for start in range(0, len(sources), chunk):
+
+        def fill(start: int) -> None:
             part = slice(start, start + chunk)
             product = self.matrix[sources[part]].multiply(self.matrix[targets[part]])
             result[part] = np.asarray(product.sum(axis=1)).ravel()
+
+        with ThreadPoolExecutor(THREADS) as pool:
+            list(pool.map(fill, range(0, len(sources), chunk)))
         return result

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis import anchors, score
+from analysis import anchors, index, score
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, short_title
 from analysis.candidates import Candidate, Candidates, find_candidates
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
@@ -417,6 +417,18 @@ def ranked(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinder, ma
     return result[0], result[1]
 
 
+def test_keyword_similarity_of_pairs_in_chunks_on_threads_is_the_cosine(ranked_site: tuple[Corpus, Keywords],
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus, keywords = ranked_site
+    sources, targets = np.divmod(np.arange(len(corpus) ** 2), len(corpus))
+    cosine = (keywords.matrix @ keywords.matrix.T).toarray()[sources, targets]
+    assert (cosine > 0.05).sum() > len(corpus)  # related pairs beside the page with itself
+    monkeypatch.setattr(Keywords, "PAIR_CELLS", 200)  # a pair or two a chunk
+    for threads in (1, 2, 4):
+        monkeypatch.setattr(index, "THREADS", threads)
+        assert np.allclose(keywords.similarity(sources, targets), cosine, atol=1e-6)
+
+
 def assert_sorted(queue: list[Suggestion]) -> None:
     assert [item.score for item in queue] == sorted((item.score for item in queue), reverse=True)
 
@@ -556,12 +568,12 @@ def test_the_anchor_search_in_blocks_on_threads_finds_what_one_search_finds(tmp_
     corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
     keywords = Keywords(corpus.texts)
     pairs = Candidates.of(every_pair(corpus, keywords))
-    monkeypatch.setattr(anchors, "SEARCH_THREADS", 1)
+    monkeypatch.setattr(anchors, "THREADS", 1)
     monkeypatch.setattr(anchors, "BLOCK_WORDS", 10 ** 9)
     whole = AnchorFinder(corpus, keywords).search_all(pairs.source, pairs.target)
     assert (whole.starts[:, 0] >= 0).sum() > 100
     for threads in (2, 4):
-        monkeypatch.setattr(anchors, "SEARCH_THREADS", threads)
+        monkeypatch.setattr(anchors, "THREADS", threads)
         monkeypatch.setattr(anchors, "BLOCK_WORDS", 300)  # a page or two a block
         found = AnchorFinder(corpus, Keywords(corpus.texts)).search_all(pairs.source, pairs.target)
         for name in ("starts", "ends", "strengths", "best"):
