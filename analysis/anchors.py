@@ -27,7 +27,7 @@ from analysis.index import THREADS, Keywords
 from analysis.load import Corpus
 from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, phrases_of
 from analysis.words import terms
-from linkspider.sentences import sentence_at, sentence_spans
+from linkspider.sentences import sentence_around
 
 EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not a term of the target
 SHORTER_ANCHOR = 0.1  # per word: the anchor shown is the window with the best strength less this (the pair keeps its best strength)
@@ -84,11 +84,9 @@ class Found:
         yield Anchor(short_title(title), "title", 0.0)
 
 
-def with_context(anchors: list[Anchor], text: str) -> list[Anchor]:
-    """The anchors with the sentence of the source text that holds each."""
-    spans = sentence_spans(text)
-    return [replace(anchor, context=text[slice(*sentence_at(text, anchor.offset, spans))]) if anchor.offset is not None else anchor
-            for anchor in anchors]
+def with_context(anchor: Anchor, text: str) -> Anchor:
+    """The anchor with the sentence of the source text that holds it (found from the anchor's own line)."""
+    return anchor if anchor.offset is None else replace(anchor, context=text[slice(*sentence_around(text, anchor.offset))])
 
 
 class AnchorFinder:
@@ -122,7 +120,7 @@ class AnchorFinder:
         """The best text anchors for one pair with their sentences, strongest first, then the title fallback."""
         found = self.search_all(np.array([source]), np.array([target]))
         text = self.corpus.texts[source]
-        return with_context(list(found.anchors(0, text, self.corpus.titles[target])), text)
+        return [with_context(anchor, text) for anchor in found.anchors(0, text, self.corpus.titles[target])]
 
     def search_all(self, sources: np.ndarray, targets: np.ndarray) -> Found:
         """Anchors for many pairs, a block of sources at a time, THREADS blocks at once (each fills its own rows)."""

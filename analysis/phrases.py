@@ -14,7 +14,7 @@ import numpy as np
 
 from analysis.load import Corpus
 from analysis.words import STOP, Tokens, Vocabulary
-from linkspider.sentences import sentence_spans
+from linkspider.sentences import sentence_around, sentence_spans
 
 MIN_WORDS, MAX_WORDS = 2, 6
 
@@ -68,9 +68,7 @@ def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:
     linked, titled = [], []  # (page's place in pages, start, end)
     for place, page in enumerate(pages):
         linked += [(place, start, end) for start, end in corpus.link_spans[page]]
-        text, title = corpus.texts[page], corpus.titles[page].strip().lower()
-        if title and title in text.lower():
-            titled += [(place, start, end) for start, end in sentence_spans(text) if text[start:end].strip().lower() == title]
+        titled += [(place, start, end) for start, end in _title_sentences(corpus.texts[page], corpus.titles[page].strip().lower())]
     linked, titled = np.array(linked, dtype=np.int64).reshape(-1, 3), np.array(titled, dtype=np.int64).reshape(-1, 3)
     place = np.repeat(np.arange(len(pages), dtype=np.int64), tokens.counts)
     starts, ends = _keys(place, tokens.starts), _keys(place, tokens.ends)
@@ -83,6 +81,23 @@ def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:
     np.add.at(change, first[spanned], 1)
     np.add.at(change, after[spanned], -1)
     return np.cumsum(change[:-1]) > 0
+
+
+def _title_sentences(text: str, title: str) -> list[tuple[int, int]]:
+    """The sentences of text that say nothing but title (lower case), found from where the title occurs."""
+    lower = text.lower()
+    if not title or title not in lower:
+        return []
+    if len(lower) != len(text):  # lowering changed some lengths, so offsets in lower are not offsets in text
+        return [(start, end) for start, end in sentence_spans(text) if text[start:end].strip().lower() == title]
+    sentences = []
+    at = lower.find(title)
+    while at >= 0:
+        start, end = sentence_around(text, at)
+        if lower[start:end].strip() == title and (start, end) not in sentences[-1:]:
+            sentences.append((start, end))
+        at = lower.find(title, at + 1)
+    return sentences
 
 
 def _keys(place: np.ndarray, offset: np.ndarray) -> np.ndarray:

@@ -106,13 +106,9 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
 
 
 def _with_contexts(corpus: Corpus, queue: list[Suggestion]) -> list[Suggestion]:
-    """Each suggestion's anchor with its sentence, the sentences of each source found once."""
-    by_source: dict[int, list[Suggestion]] = {}
+    """Each suggestion's anchor with the sentence of its source that holds it."""
     for item in queue:
-        by_source.setdefault(item.source, []).append(item)
-    for source, items in by_source.items():
-        for item, anchor in zip(items, with_context([item.anchor for item in items], corpus.texts[source])):
-            item.anchor = anchor
+        item.anchor = with_context(item.anchor, corpus.texts[item.source])
     return queue
 
 

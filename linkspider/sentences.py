@@ -4,23 +4,28 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
 
 # A sentence ends at . ! or ? (and any closing quotes or brackets) followed by white space, or at a
 # line break: the extractor puts every paragraph, heading and list item on a line of its own.
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)\]]*\s+|\n+")
+_CLOSERS = "\"'\u201d\u2019)]"
+_BOUNDARY = re.compile(rf"(?<=[.!?])[{re.escape(_CLOSERS)}]*\s+|\n+")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of every non-empty sentence in text, in order."""
-    spans, start = [], 0
-    for match in _BOUNDARY.finditer(text):
+    return list(_spans(text, 0))
+
+
+def _spans(text: str, start: int) -> Iterator[tuple[int, int]]:
+    """The sentences from start on, as a scan of the whole text finds them once it has reached start."""
+    for match in _BOUNDARY.finditer(text, start):
         end = match.start() + len(match.group(0).rstrip()) if match.group(0).strip() else match.start()
         if text[start:end].strip():
-            spans.append((start, end))
+            yield start, end
         start = match.end()
     if text[start:].strip():
-        spans.append((start, len(text.rstrip())))
-    return spans
+        yield start, len(text.rstrip())
 
 
 def sentence_at(text: str, offset: int, spans: list[tuple[int, int]] | None = None) -> tuple[int, int]:
@@ -29,4 +34,20 @@ def sentence_at(text: str, offset: int, spans: list[tuple[int, int]] | None = No
     index = bisect_right([start for start, _ in spans], offset) - 1
     if index >= 0 and offset < spans[index][1]:
         return spans[index]
+    return offset, offset
+
+
+def sentence_around(text: str, offset: int) -> tuple[int, int]:
+    """sentence_at(text, offset), scanning from the line before offset's line instead of the start of the text.
+
+    A boundary is made of closing marks and white space only, so a scan that starts just after any
+    other character is where a scan from the start would be; the last such character before the
+    line break that precedes offset is one (the sentence holding offset starts after that break).
+    """
+    start = text.rfind("\n", 0, offset)
+    while start > 0 and (text[start - 1].isspace() or text[start - 1] in _CLOSERS):
+        start -= 1
+    for span in _spans(text, max(start, 0)):
+        if span[1] > offset:
+            return span if span[0] <= offset else (offset, offset)
     return offset, offset

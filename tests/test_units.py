@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from scrapy.utils.response import get_base_url
 from linkspider.db import open_database
 from linkspider.extract import parse_html
 from linkspider.items import Link, Page
-from linkspider.sentences import sentence_at, sentence_spans
+from linkspider.sentences import sentence_around, sentence_at, sentence_spans
 from linkspider.urls import database_name, is_http_url, normalize_url, site_key
 from pipelines.finalize import finalize_crawl
 
@@ -150,6 +151,19 @@ def test_sentence_at_crosses_no_line_break() -> None:
     text = "A heading\nThe paragraph holds the link."
     start, end = sentence_at(text, text.index("link"))
     assert text[start:end] == "The paragraph holds the link."
+
+
+def test_sentence_around_is_sentence_at_from_the_line_alone() -> None:
+    rng = random.Random(7)  # short texts of the characters that make and break boundaries, every offset
+    alphabet = ["a", "b", " ", ".", "!", "?", "\n", '"', "'", ")", "]", "\u201d", "\u2019", "\t", "\u00a0", "x."]
+    checked = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        spans = sentence_spans(text)
+        for offset in range(len(text) + 1):
+            assert sentence_around(text, offset) == sentence_at(text, offset, spans), (text, offset)
+            checked += sentence_at(text, offset, spans)[0] != offset
+    assert checked > 10_000  # most offsets are inside a sentence that starts before them
 
 
 # --- linkspider.extract.parse_html ----------------------------------------------------------------------------
