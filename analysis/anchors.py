@@ -17,6 +17,7 @@ bound, then exactly where the bound can pass.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -137,18 +138,20 @@ class AnchorFinder:
         return found
 
     def _blocks(self, sources: np.ndarray) -> Iterator[tuple[list[int], np.ndarray]]:
-        """The pairs' sources in blocks of about BLOCK_WORDS words: (pages, rows of the pairs from those pages)."""
+        """The pairs' sources in blocks of equal words, at most about BLOCK_WORDS, a multiple of THREADS of them so that
+        no thread waits on another at the end: (pages, rows of the pairs from those pages)."""
         order = np.argsort(sources, kind="stable")
         pages, first_rows = np.unique(sources[order], return_index=True)
-        bounds = [*first_rows.tolist(), len(order)]
-        block: list[int] = []
-        words = 0
-        for i, page in enumerate(pages.tolist()):
-            block.append(page)
-            words += len(self.corpus.texts[page]) // 6
-            if words >= BLOCK_WORDS or i == len(pages) - 1:
-                yield block, order[bounds[i + 1 - len(block)]:bounds[i + 1]]
-                block, words = [], 0
+        if not len(pages):
+            return
+        bounds = np.append(first_rows, len(order))
+        words = np.cumsum([len(self.corpus.texts[page]) // 6 for page in pages.tolist()])
+        blocks = THREADS * max(1, math.ceil(words[-1] / (THREADS * BLOCK_WORDS)))
+        cuts = np.searchsorted(words, words[-1] * np.arange(1, blocks) / blocks) + 1  # after the page reaching each share
+        edges = [0, *np.unique(np.minimum(cuts, len(pages))).tolist(), len(pages)]
+        for start, end in zip(edges, edges[1:]):
+            if start < end:
+                yield pages[start:end].tolist(), order[bounds[start]:bounds[end]]
 
     def _target_terms_of(self, targets: np.ndarray) -> TargetTerms:
         """target_terms of each of these targets, laid end to end once for every block of sources."""
