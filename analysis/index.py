@@ -94,8 +94,8 @@ class Keywords:
     Columns are the term ids of :attr:`vocabulary`, which the anchor search tokenises with too.
     """
 
-    BLOCK_CELLS = 20_000_000  # rows x pages of one block of similarities (80 MB of float32)
-    PAIR_CELLS = 5_000_000  # non-zeros gathered at once by similarity() (2 x 40 MB)
+    BLOCK_CELLS = 4_000_000  # rows x pages of one block of similarities (16 MB of float32, reused: see PAIR_CELLS)
+    PAIR_CELLS = 1_000_000  # non-zeros gathered at once by similarity(): 2 x 8 MB, reused (see candidates.PAIRS_AT_ONCE)
 
     def __init__(self, texts: Iterable[str]) -> None:
         """texts may be made one at a time (a generator): at 100k pages, all at once they are ~300 MB more."""
