@@ -38,7 +38,7 @@ TOPIC_TERMS = 20  # the target's most characteristic words (TF-IDF) count beside
 TOPIC_WEIGHT = 1.0
 COMMON_SHARE = 0.3  # a word on more pages than this share names nothing by itself
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (select() takes another when one is used)
-BLOCK_WORDS = 100_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
+BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
 
 
 @dataclass(frozen=True)
