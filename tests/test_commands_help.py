@@ -34,7 +34,8 @@ def run(*command: str) -> subprocess.CompletedProcess:
 
 
 def flat(text: str) -> str:
-    return " ".join(text.split())
+    """White space as single spaces, and a word that argparse wrapped after one of its hyphens ("onnx-\nint8") whole."""
+    return " ".join(re.sub(r"(?<=\w-)\n\s*(?=\w)", "", text).split())
 
 
 def command_parser(name: str) -> argparse.ArgumentParser:
