@@ -10,9 +10,9 @@ strongest window, but the anchor shown is the best strength less SHORTER_ANCHOR 
 rather than "incremental compilation in the 1.52", the concise anchor editors write.
 
 The windows of a source do not depend on the target (phrases.py finds them). The search runs on
-blocks of sources at once, as arrays, two blocks at a time on threads (numpy releases the GIL): for each pair, the target's terms are looked up among the
-source's words, and only the windows around a rare matched word are scored, first with an upper
-bound, then exactly where the bound can pass.
+blocks of sources at once, as arrays, THREADS blocks at a time (numpy releases the GIL): for each
+pair, the target's terms are looked up among the source's words, and only the windows around a
+rare matched word are scored, first with an upper bound, then exactly where the bound can pass.
 """
 
 from __future__ import annotations
