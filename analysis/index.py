@@ -134,16 +134,21 @@ class Keywords:
         """(similarities, indices) of each page's k + 1 most similar pages (itself included), best first."""
         pages = self.matrix.shape[0]
         k = min(k + 1, pages)
-        block = max(1, self.BLOCK_CELLS // pages)
+        block = max(1, min(self.BLOCK_CELLS // pages, math.ceil(pages / THREADS)))  # THREADS blocks at least
         similarities = np.zeros((pages, k), dtype=np.float32)
         indices = np.zeros((pages, k), dtype=np.int64)
-        for start in range(0, pages, block):
-            scores = (self.matrix[start:start + block] @ self.matrix.T).toarray()
+        transposed = self.matrix.T.tocsr()  # once: a product with the CSC view would convert it for every block
+
+        def fill(start: int) -> None:
+            scores = (self.matrix[start:start + block] @ transposed).toarray()
             top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
             top_scores = np.take_along_axis(scores, top, axis=1)
             order = np.argsort(-top_scores, axis=1)
             indices[start:start + block] = np.take_along_axis(top, order, axis=1)
             similarities[start:start + block] = np.take_along_axis(top_scores, order, axis=1)
+
+        with ThreadPoolExecutor(THREADS) as pool:
+            list(pool.map(fill, range(0, pages, block)))
         return similarities, indices
 
     def mentions(self, titles: list[str], min_share: float, common_share: float) -> list[tuple[int, int]]:

@@ -429,6 +429,19 @@ def test_keyword_similarity_of_pairs_in_chunks_on_threads_is_the_cosine(ranked_s
         assert np.allclose(keywords.similarity(sources, targets), cosine, atol=1e-6)
 
 
+def test_keyword_neighbours_in_blocks_on_threads_are_the_nearest_by_cosine(ranked_site: tuple[Corpus, Keywords],
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus, keywords = ranked_site
+    cosine = (keywords.matrix @ keywords.matrix.T).toarray()
+    for threads, cells in ((1, 10 ** 9), (2, 3 * len(corpus)), (4, len(corpus))):  # one block; 3 rows a block; 1 row
+        monkeypatch.setattr(index, "THREADS", threads)
+        monkeypatch.setattr(Keywords, "BLOCK_CELLS", cells)
+        similarities, neighbours = keywords.nearest(5)
+        assert neighbours.shape == (len(corpus), 6)
+        assert np.allclose(similarities, np.take_along_axis(cosine, neighbours, axis=1), atol=1e-6)
+        assert np.allclose(similarities, -np.sort(-cosine, axis=1)[:, :6], atol=1e-6)  # the six best, best first
+
+
 def assert_sorted(queue: list[Suggestion]) -> None:
     assert [item.score for item in queue] == sorted((item.score for item in queue), reverse=True)
 
