@@ -28,7 +28,7 @@ from analysis.index import THREADS, Keywords
 from analysis.load import Corpus
 from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, phrases_of
 from analysis.words import terms
-from linkspider.sentences import sentence_around
+from linkspider.sentences import sentence_at
 
 EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not a term of the target
 SHORTER_ANCHOR = 0.1  # per word: the anchor shown is the window with the best strength less this (the pair keeps its best strength)
@@ -87,7 +87,7 @@ class Found:
 
 def with_context(anchor: Anchor, text: str) -> Anchor:
     """The anchor with the sentence of the source text that holds it (found from the anchor's own line)."""
-    return anchor if anchor.offset is None else replace(anchor, context=text[slice(*sentence_around(text, anchor.offset))])
+    return anchor if anchor.offset is None else replace(anchor, context=text[slice(*sentence_at(text, anchor.offset))])
 
 
 class AnchorFinder:

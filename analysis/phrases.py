@@ -14,7 +14,7 @@ import numpy as np
 
 from analysis.load import Corpus
 from analysis.words import STOP, Tokens, Vocabulary
-from linkspider.sentences import sentence_around, sentence_spans
+from linkspider.sentences import sentence_at, sentence_spans
 
 MIN_WORDS, MAX_WORDS = 2, 6
 
@@ -93,7 +93,7 @@ def _title_sentences(text: str, title: str) -> list[tuple[int, int]]:
     sentences = []
     at = lower.find(title)
     while at >= 0:
-        start, end = sentence_around(text, at)
+        start, end = sentence_at(text, at)
         if lower[start:end].strip() == title and (start, end) not in sentences[-1:]:
             sentences.append((start, end))
         at = lower.find(title, at + 1)

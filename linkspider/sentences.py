@@ -29,21 +29,17 @@ def _spans(text: str, start: int) -> Iterator[tuple[int, int]]:
 
 
 def sentence_at(text: str, offset: int, spans: list[tuple[int, int]] | None = None) -> tuple[int, int]:
-    """(start, end) of the sentence that holds the character at offset; pass spans to reuse them."""
-    spans = sentence_spans(text) if spans is None else spans
-    index = bisect_right([start for start, _ in spans], offset) - 1
-    if index >= 0 and offset < spans[index][1]:
-        return spans[index]
-    return offset, offset
+    """(start, end) of the sentence that holds the character at offset, or (offset, offset) between sentences.
 
-
-def sentence_around(text: str, offset: int) -> tuple[int, int]:
-    """sentence_at(text, offset), scanning from the line before offset's line instead of the start of the text.
-
-    A boundary is made of closing marks and white space only, so a scan that starts just after any
-    other character is where a scan from the start would be; the last such character before the
-    line break that precedes offset is one (the sentence holding offset starts after that break).
+    With spans (sentence_spans of text, for many offsets of one text), a binary search. Without, a scan
+    from the line before offset's line: a boundary is made of closing marks and white space only, so a
+    scan that starts just after any other character is where a scan from the start would be, and the
+    last such character before the line break that precedes offset is one (the sentence holding
+    offset starts after that break).
     """
+    if spans is not None:
+        index = bisect_right([start for start, _ in spans], offset) - 1
+        return spans[index] if index >= 0 and offset < spans[index][1] else (offset, offset)
     start = text.rfind("\n", 0, offset)
     while start > 0 and (text[start - 1].isspace() or text[start - 1] in _CLOSERS):
         start -= 1

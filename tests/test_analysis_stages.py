@@ -31,7 +31,7 @@ from analysis.score import Suggestion, rank
 from analysis.words import PHRASE_JOINERS, WORD, Vocabulary, is_stop_word, terms
 from conftest import ROOT
 from linkspider.db import open_database
-from linkspider.sentences import sentence_at
+from linkspider.sentences import sentence_at, sentence_spans
 
 POSTS_DIR = ROOT / "demo" / "content" / "posts"
 SLUGS = sorted(path.stem for path in POSTS_DIR.glob("*.html"))
@@ -548,7 +548,7 @@ def assert_text_anchor(corpus: Corpus, source: int, anchor: Anchor) -> None:
     assert 2 <= len(words) <= 6, anchor
     assert not is_stop_word(words[0]) and not is_stop_word(words[-1]), anchor
     assert text[anchor.offset:anchor.offset + len(anchor.text)] == anchor.text
-    start, end = sentence_at(text, anchor.offset)
+    start, end = sentence_at(text, anchor.offset, sentence_spans(text))  # from all spans: not the line-local scan anchors use
     assert anchor.context == text[start:end] and anchor.text in anchor.context
     assert anchor.offset + len(anchor.text) <= end
     for link in corpus.link_spans[source]:
@@ -778,7 +778,6 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
 
 def test_blocked_words_are_those_overlapping_a_link_or_inside_a_sentence_repeating_the_title() -> None:
     from analysis.phrases import _blocked
-    from linkspider.sentences import sentence_spans
 
     rng = np.random.default_rng(3)
     texts = [" ".join(rng.choice(["alpha", "beta", "gamma.", "\nDelta Echo\n", "x"], int(rng.integers(0, 30)))) for _ in range(40)]

@@ -12,7 +12,7 @@ from scrapy.utils.response import get_base_url
 from linkspider.db import open_database
 from linkspider.extract import parse_html
 from linkspider.items import Link, Page
-from linkspider.sentences import sentence_around, sentence_at, sentence_spans
+from linkspider.sentences import sentence_at, sentence_spans
 from linkspider.urls import database_name, is_http_url, normalize_url, site_key
 from pipelines.finalize import finalize_crawl
 
@@ -153,7 +153,7 @@ def test_sentence_at_crosses_no_line_break() -> None:
     assert text[start:end] == "The paragraph holds the link."
 
 
-def test_sentence_around_is_sentence_at_from_the_line_alone() -> None:
+def test_sentence_at_from_the_line_alone_is_sentence_at_from_all_spans() -> None:
     rng = random.Random(7)  # short texts of the characters that make and break boundaries, every offset
     alphabet = ["a", "b", " ", ".", "!", "?", "\n", '"', "'", ")", "]", "\u201d", "\u2019", "\t", "\u00a0", "x."]
     checked = 0
@@ -161,7 +161,7 @@ def test_sentence_around_is_sentence_at_from_the_line_alone() -> None:
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
         spans = sentence_spans(text)
         for offset in range(len(text) + 1):
-            assert sentence_around(text, offset) == sentence_at(text, offset, spans), (text, offset)
+            assert sentence_at(text, offset) == sentence_at(text, offset, spans), (text, offset)
             checked += sentence_at(text, offset, spans)[0] != offset
     assert checked > 10_000  # most offsets are inside a sentence that starts before them
 
