@@ -16,7 +16,7 @@ import numpy as np
 import sqlite_utils
 
 from analysis.anchors import COMMON_SHARE, AnchorFinder
-from analysis.candidates import find_candidates
+from analysis.candidates import Candidates, find_candidates
 from analysis.changes import Changes, record_changes
 from analysis.embed import DEFAULT_BACKEND, DEFAULT_MODEL, embed_pages, page_text
 from analysis.export import export_csv, rejected_pairs, save_cannibalization, save_hubs, save_orphans, save_suggestions
@@ -94,6 +94,19 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
             excluded: set[Pair] = frozenset()) -> Proposal:
     """Embed, index, filter, rank and anchor: the review queue for a loaded corpus."""
     threshold = options.threshold if options.threshold is not None else default_threshold(db, options.model)
+    candidates, cannibalised, keywords, embedded = _candidates(db, corpus, options, threshold, timings, excluded)
+    with timed(timings, "rank+anchor"):
+        queue, hubs, cap = rank(corpus, candidates, AnchorFinder(corpus, keywords), options.max_per_page, options.max_per_target)
+    return Proposal(queue, hubs, cannibalised, threshold, cap, embedded)
+
+
+def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, threshold: float, timings: dict[str, float],
+                excluded: set[Pair]) -> tuple[Candidates, list[tuple[int, int, float]], Keywords, int]:
+    """Embed, index and filter: (candidates, cannibalised pairs, keyword index, pages embedded now).
+
+    A function of its own so that what only these stages need (the texts made for the model, the vectors,
+    the neighbour lists: ~400 MB at 100,000 pages) is freed before ranking, the stage of the peak.
+    """
     with timed(timings, "embed"):
         texts = [page_text(title, text) for title, text in zip(corpus.titles, corpus.texts)]
         embeddings = embed_pages(db, corpus.urls, texts, corpus.hashes, options.model, options.device,
@@ -109,9 +122,7 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
     with timed(timings, "candidates"):
         candidates, cannibalised = find_candidates(corpus, embeddings.vectors, by_meaning, keywords, by_words, mentions,
                                                    threshold, options.max_similarity, excluded)
-    with timed(timings, "rank+anchor"):
-        queue, hubs, cap = rank(corpus, candidates, AnchorFinder(corpus, keywords), options.max_per_page, options.max_per_target)
-    return Proposal(queue, hubs, cannibalised, threshold, cap, embeddings.computed)
+    return candidates, cannibalised, keywords, embeddings.computed
 
 
 def run(db_path: str | Path, options: Options) -> Result:

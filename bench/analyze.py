@@ -580,8 +580,8 @@ class InstrumentedPropose:
     other titles blank): the same pairs in bounded memory, for sizes where one call cannot fit.
     """
 
-    def __init__(self, vectors: np.ndarray, source_share: float, mentions_block: int = 0) -> None:
-        self.vectors = vectors
+    def __init__(self, vectors: Callable[[], np.ndarray], source_share: float, mentions_block: int = 0) -> None:
+        self.vectors = vectors  # called when propose embeds: the vectors then belong to propose alone, as in a real run
         self.source_share = source_share
         self.mentions_block = mentions_block
         self.report: dict[str, dict[str, float]] = {}
@@ -644,7 +644,7 @@ class InstrumentedPropose:
             return timed("find_candidates", real["find_candidates"], "candidates")(*bound.args, **bound.kwargs)
 
         def embed(db: Any, urls: list[str], *args: Any, **kwargs: Any) -> Any:
-            return Embeddings(self.vectors, 0)  # the vectors stand for what the model would give
+            return Embeddings(self.vectors(), 0)  # the vectors stand for what the model would give
 
         patches = {"embed_pages": embed, "nearest": timed("nearest (FAISS)", real["nearest"], "by_meaning"),
                    "Keywords": TimedKeywords, "find_candidates": candidates,
@@ -671,12 +671,15 @@ def run_stages(args: argparse.Namespace) -> None:
     code = code_state()  # the analysis/ this process imported
     emit("imported", rss_mb=rss_mb(), peak_rss_mb=peak_rss_mb(), code=code)
     built: dict[str, dict[str, float]] = {}
-    with stage(built, CORPUS_STAGE):
-        site = SyntheticSite(args.pages, args.seed)
-        vectors = site.vectors()
-        corpus = site.corpus()
-    instrumented = InstrumentedPropose(vectors, args.source_share, args.mentions_block)
-    proposal, timings, total = instrumented.run(corpus)
+    with tempfile.TemporaryDirectory(prefix="linkspider-stages-") as folder:
+        kept = Path(folder) / "vectors.npy"  # on disk while propose runs, so that only propose holds them
+        with stage(built, CORPUS_STAGE):
+            site = SyntheticSite(args.pages, args.seed)
+            np.save(kept, site.vectors())
+            corpus = site.corpus()
+        instrumented = InstrumentedPropose(lambda: np.load(kept), args.source_share, args.mentions_block)
+        proposal, timings, total = instrumented.run(corpus)
+        vectors = np.load(kept)
     PEAKS.read()
     peak, seen = PEAKS.process, instrumented.seen
     gathered = pair_nonzeros(seen["keywords"], *seen["every_source"])
@@ -832,7 +835,7 @@ def bench_real(args: argparse.Namespace) -> list[dict[str, Any]]:
             corpus = load_corpus(db)
             texts = [page_text(title, text) for title, text in zip(corpus.titles, corpus.texts)]
             vectors = embed_pages(db, corpus.urls, texts, corpus.hashes, DEFAULT_MODEL, args.device, progress=False).vectors
-            instrumented = InstrumentedPropose(vectors, 1.0)
+            instrumented = InstrumentedPropose(lambda: vectors, 1.0)
             proposal, _, total = instrumented.run(corpus)
         seen = instrumented.seen
         gathered = pair_nonzeros(seen["keywords"], *seen["every_source"])
