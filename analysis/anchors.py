@@ -184,13 +184,16 @@ class AnchorFinder:
         pair, term, weight = names
         query = phrases.key(pages[pair], term)
         low, high = np.searchsorted(phrases.keys, query, "left"), np.searchsorted(phrases.keys, query, "right")
-        counts = high - low
+        rare = self.keywords.idf[term] >= self.common
+        named = np.zeros(len(pages), dtype=bool)  # the source holds a word rare enough to name the target
+        named[pair[rare & (high > low)]] = True
+        counts = np.where(named[pair], high - low, 0)  # a pair without one can have no window: its words are not needed
         query_of = np.repeat(np.arange(len(query)), counts)
         word = phrases.order[low[query_of] + np.arange(len(query_of)) - np.repeat(np.cumsum(counts) - counts, counts)]
         codes = pair[query_of] * len(phrases.ids) + word
         by_code = np.argsort(codes)
-        rare = self.keywords.idf[term[query_of][by_code]] >= self.common
-        return Matches(codes[by_code], weight[query_of][by_code], rare, len(phrases.ids))
+        query_of = query_of[by_code]
+        return Matches(codes[by_code], weight[query_of], rare[query_of], len(phrases.ids))
 
 
 @dataclass
@@ -226,9 +229,10 @@ def _windows(phrases: Phrases, matches: Matches) -> tuple[np.ndarray, np.ndarray
     """(first word, last word, pair) of the valid windows that hold a rare matched word and may reach MIN_STRENGTH."""
     codes, words, weight_before = matches.codes, matches.words, matches.weight_before()
     reach = MAX_WORDS - 1  # seeds: rare matched words with enough matched weight around them
-    nearby = (weight_before[np.searchsorted(codes, codes + reach, "right")]
-              - weight_before[np.searchsorted(codes, codes - reach, "left")])
-    seeds = codes[matches.rare & (nearby >= MIN_STRENGTH - BOUND_SLACK)]
+    rare = codes[matches.rare]
+    nearby = (weight_before[np.searchsorted(codes, rare + reach, "right")]
+              - weight_before[np.searchsorted(codes, rare - reach, "left")])
+    seeds = rare[nearby >= MIN_STRENGTH - BOUND_SLACK]
     seed_word = seeds % words  # a window starts at most MAX_WORDS - 1 words before a seed
     starts_at = np.sort(np.concatenate([seeds[seed_word >= back] - back for back in range(MAX_WORDS)]), kind="stable")
     starts_at = starts_at[np.diff(starts_at, prepend=-1) != 0]  # the sort merges sorted runs
