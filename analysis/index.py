@@ -11,7 +11,7 @@ that an editor linked on; keywords miss paraphrase. EXACT_LIMIT is set by measur
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import faiss
@@ -96,16 +96,18 @@ class Keywords:
 
     BLOCK_CELLS = 4_000_000  # rows x pages of one block of similarities (16 MB of float32, reused: see PAIR_CELLS)
     PAIR_CELLS = 1_000_000  # non-zeros gathered at once by similarity(): 2 x 8 MB, reused (see candidates.PAIRS_AT_ONCE)
+    BLOCK_CHARACTERS = 1_000_000  # of texts tokenised at once by the fit (4 MB of code points)
 
     def __init__(self, texts: Iterable[str]) -> None:
         """texts may be made one at a time (a generator): at 100k pages, all at once they are ~300 MB more."""
         self.vocabulary = Vocabulary()
         columns, counts = [], []
-        for text in texts:
-            ids = self.vocabulary.term_ids(text)
-            present, count = np.unique(ids[ids != STOP], return_counts=True)
-            columns.append(present)
-            counts.append(count.astype(np.float32))
+        for block in _blocks(texts, self.BLOCK_CHARACTERS):
+            tokens = self.vocabulary.tokenize(block)
+            for ids in np.split(tokens.ids, np.cumsum(tokens.counts)[:-1]):
+                present, count = np.unique(ids[ids != STOP], return_counts=True)
+                columns.append(present)
+                counts.append(count.astype(np.float32))
         counts = sparse.csr_matrix(
             (np.concatenate(counts), np.concatenate(columns), np.concatenate([[0], np.cumsum([len(row) for row in columns])])),
             shape=(len(columns), len(self.vocabulary)))
@@ -186,3 +188,16 @@ class Keywords:
         with ThreadPoolExecutor(THREADS) as pool:
             list(pool.map(fill, range(0, len(sources), chunk)))
         return result
+
+
+def _blocks(texts: Iterable[str], characters: int) -> Iterator[list[str]]:
+    """The texts in order, in lists of about this many characters."""
+    block, size = [], 0
+    for text in texts:
+        block.append(text)
+        size += len(text)
+        if size >= characters:
+            yield block
+            block, size = [], 0
+    if block:
+        yield block

@@ -1,9 +1,9 @@
 """Words as the analysis compares them: lower-cased, lightly stemmed, without stop words.
 
 The keyword index and the anchor search share one :class:`Vocabulary`, so a term has the same id
-in both: it splits a text with one regex call for the index, a block of texts with one regex call
-and numpy passes over the code points (the words' offsets) for the anchor search, and stems each
-distinct spelling once.
+in both. It splits a block of texts into words with numpy passes over the code points (the words'
+offsets), finds most words' ids by packing their spellings into numbers (a sorted table, no Python
+per word), and stems each distinct spelling once.
 """
 
 from __future__ import annotations
@@ -20,6 +20,10 @@ WORD_JOINERS = "'\u2019-"  # what joins two runs of letters into one word ("don'
 WORD = re.compile(rf"\w+(?:[{WORD_JOINERS}]\w+)*")
 STOP = -1  # the term id of a stop word
 PHRASE_JOINERS = " -./"  # what may stand alone between two words of a phrase ("Rust 1.51", "CI/CD")
+PACKED_CHARACTERS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"  # 6 bits each (0: any other)
+PACKED_LENGTH = 10  # characters of a word packed into one exact 60-bit number
+_SIX_BITS = np.zeros(128, dtype=np.uint8)
+_SIX_BITS[[ord(character) for character in PACKED_CHARACTERS]] = np.arange(1, len(PACKED_CHARACTERS) + 1)
 _WORD_CHARACTER = re.compile(r"\w")
 _ASCII_WORD_CHARACTERS = np.array([_WORD_CHARACTER.match(chr(code)) is not None for code in range(128)])
 
@@ -63,6 +67,8 @@ class Vocabulary:
         self.terms: list[str] = []  # id -> stemmed term
         self.ids: dict[str, int] = {}  # stemmed term -> id
         self._spelling = _Spellings(self)
+        self._packed = (np.zeros(1, dtype=np.uint64), np.zeros(1, dtype=np.int32))  # packed spellings seen (sorted, after 0), their ids
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self.terms)
@@ -73,33 +79,71 @@ class Vocabulary:
             self.terms.append(term)
         return self.ids[term]
 
-    def term_ids(self, text: str) -> np.ndarray:
-        """The term ids of the text's words (STOP for stop words), without their offsets: what TF-IDF counts.
-        (tokenize's offsets cost more than counting a block of pages at once saves.)"""
-        words = WORD.findall(text)
-        return np.fromiter(map(self._spelling.__getitem__, words), dtype=np.int32, count=len(words))
-
     def tokenize(self, texts: list[str]) -> Tokens:
-        """The words of the texts with their offsets. The texts are laid end to end on separate lines, so
-        that one regex call gives the words and a few numpy passes over the code points their spans: a
-        word is a run of the regex's word characters, with single WORD_JOINERS inside."""
+        """The words of the texts with their offsets. The texts are laid end to end on separate lines, and a few
+        numpy passes over the code points find the words: runs of the regex's word characters, with single
+        WORD_JOINERS inside (what WORD finds)."""
         text = "\n".join(texts)  # a line break is neither in a word nor in a phrase
         codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         in_word = _word_characters(codes)
         in_word[1:-1] |= _among(codes[1:-1], WORD_JOINERS) & in_word[:-2] & in_word[2:]
         edges = np.flatnonzero(np.diff(in_word, prepend=False, append=False))
         starts, ends = edges[0::2], edges[1::2]
-        words = WORD.findall(text)
         text_starts = np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
         text_of = np.searchsorted(text_starts, starts, "right") - 1
         joined = (starts[1:] - ends[:-1] == 1) & _among(codes[ends[:-1]], PHRASE_JOINERS)
         return Tokens(
-            ids=np.fromiter(map(self._spelling.__getitem__, words), dtype=np.int32, count=len(words)),
+            ids=self._term_ids(text, codes, starts, ends),
             starts=(starts - text_starts[text_of]).astype(np.int32),
             ends=(ends - text_starts[text_of]).astype(np.int32),
             joined=np.append(joined, False),
             counts=np.bincount(text_of, minlength=len(texts)),
         )
+
+    def _term_ids(self, text: str, codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """The term id of each word (STOP for stop words). A short word is packed into a number (_pack) and looked up
+        among the packed spellings seen. The spelling dict answers the rest: each new packed spelling once, every
+        word that cannot be packed, in text order, so that ids are given in the order words are first seen."""
+        keys = _pack(codes, starts, ends)
+        packed, packed_ids = self._packed
+        at = np.minimum(np.searchsorted(packed, keys), len(packed) - 1)
+        ids = packed_ids[at]
+        unknown = np.flatnonzero((packed[at] != keys) | (keys == 0))
+        if len(unknown):
+            new, first, inverse = np.unique(keys[unknown], return_index=True, return_inverse=True)
+            asked = np.sort(np.concatenate([first[new > 0], np.flatnonzero(keys[unknown] == 0)]))
+            found = np.zeros(len(unknown), dtype=np.int32)
+            found[asked] = np.fromiter((self._spelling[text[start:end]] for start, end in
+                                        zip(starts[unknown[asked]].tolist(), ends[unknown[asked]].tolist())), dtype=np.int32, count=len(asked))
+            packable = keys[unknown] > 0
+            found[packable] = found[first[inverse[packable]]]  # the id of the first word packed the same
+            ids[unknown] = found
+            self._remember(new[new > 0], found[first[new > 0]])
+        return ids
+
+    def _remember(self, keys: np.ndarray, ids: np.ndarray) -> None:
+        """Add these packed spellings (sorted, distinct) and their ids to the table; threads tokenise at once."""
+        with self._lock:
+            packed, packed_ids = self._packed
+            at = np.searchsorted(packed, keys)
+            new = packed[np.minimum(at, len(packed) - 1)] != keys  # another thread may have added some meanwhile
+            self._packed = (np.insert(packed, at[new], keys[new]), np.insert(packed_ids, at[new], ids[new]))
+
+
+def _pack(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Each word as a number that is its spelling exactly (6 bits a character), if it is at most PACKED_LENGTH
+    characters of PACKED_CHARACTERS; 0 for any other word. Numbers compare where strings would cost a dict look-up."""
+    six = np.where(codes < 128, _SIX_BITS[np.minimum(codes, 127)], 0).astype(np.uint8)  # a byte a character: gathers stay in cache
+    lengths = ends - starts
+    keys = np.zeros(len(starts), dtype=np.uint64)
+    packable = lengths <= PACKED_LENGTH
+    for place in range(PACKED_LENGTH):
+        inside = lengths > place
+        value = six[np.minimum(starts + place, len(codes) - 1)] * inside
+        packable &= ~inside | (value > 0)
+        keys |= value.astype(np.uint64) << np.uint64(6 * place)
+    keys[~packable] = 0
+    return keys
 
 
 def _among(codes: np.ndarray, characters: str) -> np.ndarray:

@@ -776,6 +776,24 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
         at += count
 
 
+def test_term_ids_are_given_in_the_order_words_are_first_seen_whether_looked_up_packed_or_by_spelling() -> None:
+    """Short words are found by their packed spelling once seen, the others by the spelling dict: the ids must be those
+    of one pass over the words in order, however the texts are split into calls, and again on a second pass."""
+    rng = np.random.default_rng(11)
+    alphabet = ["ab", "Ab", "abcdefghij", "abcdefghijk", "z9_", "caf\u00e9", "don't", "x-y", "the", "Rust", "1.51", "\u4e2d"]
+    texts = [" ".join(rng.choice(alphabet, int(rng.integers(0, 20)))) + " " + "".join(rng.choice(list("abc"), 9)) for _ in range(200)]
+    expected = Vocabulary()
+    expected_ids = [[expected._spelling[word] for word in WORD.findall(text)] for text in texts]
+    vocabulary = Vocabulary()
+    ids = []
+    for start in range(0, len(texts), 7):
+        tokens = vocabulary.tokenize(texts[start:start + 7])
+        ids += [part.tolist() for part in np.split(tokens.ids, np.cumsum(tokens.counts)[:-1])]
+    assert ids == expected_ids and vocabulary.terms == expected.terms
+    again = vocabulary.tokenize(texts)
+    assert again.ids.tolist() == [i for page in expected_ids for i in page] and vocabulary.terms == expected.terms
+
+
 def test_blocked_words_are_those_overlapping_a_link_or_inside_a_sentence_repeating_the_title() -> None:
     from analysis.phrases import _blocked
 
