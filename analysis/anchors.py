@@ -41,7 +41,7 @@ ALTERNATIVES = 3  # text anchors kept per pair, strongest first (select() takes 
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per queued suggestion: no __dict__ each
 class Anchor:
     text: str
     source: str  # "text": found in the source's main text; "title": the target's shortened title

@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from analysis.index import Keywords
-from analysis.load import Corpus, Pair
+from analysis.load import Corpus, Pair, pair_codes
 
 Neighbours = tuple[np.ndarray, np.ndarray]  # (similarities, indices), one row per page
 # Vectors gathered per step for the similarities: 2 x 12.6 MB at 384 dimensions. Below glibc's 32 MB ceiling a freed
@@ -62,10 +62,6 @@ class Candidates:
         return (Candidate(*row) for row in zip(*columns))
 
 
-def codes(pairs: Iterable[Pair], pages: int) -> np.ndarray:
-    return np.array(sorted(source * pages + target for source, target in pairs), dtype=np.int64)
-
-
 def neighbour_codes(neighbours: np.ndarray, pages: int) -> np.ndarray:
     """Each row's neighbours (row i: page i's) as pair codes, without the page itself and missing (-1) entries."""
     sources, targets = np.repeat(np.arange(len(neighbours), dtype=np.int64), neighbours.shape[1]), neighbours.ravel()
@@ -78,7 +74,7 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
                     excluded: set[Pair] = frozenset()) -> tuple[Candidates, list[tuple[int, int, float]]]:
     """(candidates, cannibalisation pairs (a, b, similarity) with a < b) from each page's neighbours and mentions."""
     pages = len(corpus)
-    mentioned_codes = codes(mentions, pages)
+    mentioned_codes = pair_codes(mentions, pages)
     pairs = np.unique(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentioned_codes]))
     sources, targets = pairs // pages, pairs % pages
     similarity = np.empty(len(pairs), dtype=np.float32)
@@ -88,9 +84,9 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     mentioned = np.isin(pairs, mentioned_codes)
     related = (similarity >= threshold) | mentioned
     duplicate = related & (similarity > max_similarity)
-    keep = related & ~duplicate & ~np.isin(pairs, codes(corpus.content_pairs | set(excluded), pages))
+    keep = related & ~duplicate & ~np.isin(pairs, pair_codes(corpus.content_pairs | set(excluded), pages))
     candidates = Candidates(sources[keep], targets[keep], similarity[keep], keywords.similarity(sources[keep], targets[keep]),
-                            np.isin(pairs[keep], codes(corpus.template_pairs, pages)), mentioned[keep])
+                            np.isin(pairs[keep], corpus.template_codes), mentioned[keep])
     first, second = np.minimum(sources, targets)[duplicate], np.maximum(sources, targets)[duplicate]
     unique, where = np.unique(first * pages + second, return_index=True)
     cannibalised = list(zip((unique // pages).tolist(), (unique % pages).tolist(), similarity[duplicate][where].tolist()))

@@ -9,11 +9,13 @@ canonicalises to B counts as a link to B.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import re
 from urllib.parse import urlsplit
 
+import numpy as np
 import sqlite_utils
 
 Pair = tuple[int, int]
@@ -23,6 +25,11 @@ Pair = tuple[int, int]
 MAX_LINK_DENSITY = 0.15
 TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014-]\s+")  # "Post title | Site name", "Post - Site"
 URL_DATE = re.compile(r"/((?:19|20)\d{2})/(0[1-9]|1[0-2])/(?:(0[1-9]|[12]\d|3[01])/)?")  # /2023/07/13/post.html, /2023/07/post/
+
+
+def pair_codes(pairs: Iterable[Pair], pages: int) -> np.ndarray:
+    """(source, target) pairs as sorted numbers source * pages + target: what numpy sorts and searches."""
+    return np.array(sorted(source * pages + target for source, target in pairs), dtype=np.int64)
 
 
 class EmptyCrawl(ValueError):
@@ -41,7 +48,8 @@ class Corpus:
     published: list[str | None]
     inbound: list[int]  # content links from other candidate pages
     content_pairs: set[Pair]  # source already links to target from its main content
-    template_pairs: set[Pair]  # linked only from nav, header, footer or sidebars
+    template_codes: np.ndarray  # pairs linked only from nav, header, footer or sidebars, as pair_codes (a template
+    # repeats its links on every page: at 100,000 pages a set of tuples would hold millions of them)
     link_spans: list[list[tuple[int, int]]]  # per source: (start, end) of its content links in its text
     orphans: list[dict] = field(default_factory=list)
 
@@ -110,10 +118,10 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
         urls=column["url"], titles=column["title"],
         texts=[text or "" for text in column["main_text"]], hashes=column["content_hash"], depths=column["depth"],
         published=[date or url_date(url) for date, url in zip(column["published"], column["url"])],
-        inbound=[0] * len(rows), content_pairs=set(), template_pairs=set(), link_spans=[[] for _ in rows],
+        inbound=[0] * len(rows), content_pairs=set(), template_codes=np.zeros(0, dtype=np.int64), link_spans=[[] for _ in rows],
     )
     index = corpus.index
-    any_region: set[Pair] = set()
+    template: list[int] = []  # pair codes linked from outside the content (some from it too)
     linked_from_content: set[int] = set()  # from any live page's content, listings included
     for source, target, region, offset, anchor, external in db.execute(
         "SELECT links.source, links.target, links.region, links.text_offset, links.anchor, links.external FROM links "
@@ -129,12 +137,16 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
             continue
         if region == "content":
             linked_from_content.add(j)
-        if i is not None:
-            (corpus.content_pairs if region == "content" else any_region).add((i, j))
-    corpus.template_pairs = any_region - corpus.content_pairs
+        if i is None:
+            continue
+        if region == "content":
+            corpus.content_pairs.add((i, j))
+        else:
+            template.append(i * len(rows) + j)
+    corpus.template_codes = np.setdiff1d(np.array(template, dtype=np.int64), pair_codes(corpus.content_pairs, len(rows)))
     counts = Counter(j for _, j in corpus.content_pairs)
     corpus.inbound = [counts[j] for j in range(len(corpus))]
-    nav_inbound = Counter(j for _, j in corpus.template_pairs)
+    nav_inbound = np.bincount(corpus.template_codes % len(rows), minlength=len(rows)).tolist()
     corpus.orphans = [
         {"url": url, "title": corpus.titles[j], "depth": corpus.depths[j], "sitemap_only": bool(column["sitemap_only"][j]),
          "template_inbound": nav_inbound[j]}

@@ -43,7 +43,7 @@ MIN_CAP = 3  # suggestions per target the default hub guard always allows
 SAME_ANCHOR_PAGES = 2  # pages that may point one anchor text at one target: editors repeat a name, not a dozen times
 
 
-@dataclass
+@dataclass(slots=True)  # 400,000 of them at 100,000 pages: no __dict__ each
 class Suggestion:
     source: int
     target: int

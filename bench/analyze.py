@@ -454,7 +454,7 @@ class SyntheticSite:
         Every page links from its text to 3-8 others (80% in its own cluster), an anchor of 2-4 words at
         the start of a sentence; every page's sidebar links to the ten newest pages (template links).
         """
-        from analysis.load import Corpus
+        from analysis.load import Corpus, pair_codes
 
         rng = self.rng
         members: dict[int, list[int]] = {}
@@ -479,15 +479,15 @@ class SyntheticSite:
                 links.append((start, start + len(anchor)))
             spans.append(sorted(links))
         newest = list(range(min(10, self.pages)))  # pages are numbered newest first
-        template_pairs = {(page, target) for page in range(self.pages) for target in newest
-                          if target != page and (page, target) not in content_pairs}
+        template_codes = pair_codes(((page, target) for page in range(self.pages) for target in newest
+                                     if target != page and (page, target) not in content_pairs), self.pages)
         inbound = np.bincount([target for _, target in content_pairs], minlength=self.pages).tolist()
         day = np.datetime64("2024-06-01") - (np.arange(self.pages) * 3650 // max(self.pages, 1)).astype("timedelta64[D]")
         return Corpus(
             urls=[f"https://synthetic.example/posts/{page:06d}/" for page in range(self.pages)],
             titles=titles, texts=texts, hashes=[f"{page:040x}" for page in range(self.pages)],
             depths=rng.integers(1, 6, self.pages).tolist(), published=[str(d) for d in day], inbound=inbound,
-            content_pairs=content_pairs, template_pairs=template_pairs, link_spans=spans,
+            content_pairs=content_pairs, template_codes=template_codes, link_spans=spans,
         )
 
 
@@ -679,9 +679,9 @@ def run_stages(args: argparse.Namespace) -> None:
             corpus = site.corpus()
         instrumented = InstrumentedPropose(lambda: np.load(kept), args.source_share, args.mentions_block)
         proposal, timings, total = instrumented.run(corpus)
+        PEAKS.read()
+        peak, seen = PEAKS.process, instrumented.seen  # before the vectors are read back for the figures below
         vectors = np.load(kept)
-    PEAKS.read()
-    peak, seen = PEAKS.process, instrumented.seen
     gathered = pair_nonzeros(seen["keywords"], *seen["every_source"])
     keywords, by_meaning = seen["keywords"], seen["by_meaning"]
     result: dict[str, Any] = {
@@ -690,7 +690,7 @@ def run_stages(args: argparse.Namespace) -> None:
         "total_s": round(total, 2), "peak_rss_mb": round(peak, 1),
         "index": "flat (exact)" if args.pages <= EXACT_LIMIT else "IVF-Flat",
         "profile": corpus_profile(corpus, instrumented), "vocabulary": len(keywords.vocabulary), "tfidf_nonzeros": int(keywords.matrix.nnz),
-        "content_links": len(corpus.content_pairs), "template_links": len(corpus.template_pairs),
+        "content_links": len(corpus.content_pairs), "template_links": len(corpus.template_codes),
         "mentions": len(seen["every_source"][1]), "candidates": len(seen["candidates"][0]), "cannibalised": len(proposal.cannibalised),
         "queue": len(proposal.queue), "hubs": len(proposal.hubs), "threshold": proposal.threshold,
         "max_per_target": proposal.max_per_target, "sources": seen["sources"], "source_share": args.source_share,

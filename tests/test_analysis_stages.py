@@ -225,8 +225,9 @@ def test_links_resolve_through_redirects_and_canonicals(site: Site) -> None:
 def test_pairs_linked_only_from_the_template_are_template_pairs(site: Site) -> None:
     mixed_site(site)
     corpus = site.corpus()
-    assert pairs_of(corpus, corpus.template_pairs) == {(url("/a/"), url("/e/")), (url("/b/"), url("/a/"))}
-    assert not corpus.template_pairs & corpus.content_pairs
+    template = set(zip((corpus.template_codes // len(corpus)).tolist(), (corpus.template_codes % len(corpus)).tolist()))
+    assert pairs_of(corpus, template) == {(url("/a/"), url("/e/")), (url("/b/"), url("/a/"))}
+    assert not template & corpus.content_pairs
 
 
 def test_content_link_spans_are_recorded_per_source(site: Site) -> None:
@@ -750,7 +751,7 @@ def test_an_anchor_is_never_taken_from_the_source_repeating_its_own_title() -> N
     pages = len(texts)
     corpus = Corpus(urls=[f"http://s/{i}" for i in range(pages)], titles=titles, texts=texts, hashes=["h"] * pages,
                     depths=[1] * pages, published=[None] * pages, inbound=[0] * pages, content_pairs=set(),
-                    template_pairs=set(), link_spans=[[] for _ in range(pages)])
+                    template_codes=np.zeros(0, dtype=np.int64), link_spans=[[] for _ in range(pages)])
     finder = AnchorFinder(corpus, Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
     contexts = [anchor.context for anchor in finder.anchors(0, 1) if anchor.source == "text"]
     assert contexts and titles[0] not in contexts  # "brew water" in the body is fine, "Making Cold Brew" is not
@@ -802,7 +803,7 @@ def test_blocked_words_are_those_overlapping_a_link_or_inside_a_sentence_repeati
     titles = ["Delta Echo" if i % 3 == 0 else f"title {i}" for i in range(40)]
     spans = [[(int(a), int(a + rng.integers(-3, 20))) for a in rng.integers(-5, len(text) + 5, int(rng.integers(0, 4)))] for text in texts]
     corpus = Corpus(urls=[f"http://s/{i}" for i in range(40)], titles=titles, texts=texts, hashes=["h"] * 40, depths=[1] * 40,
-                    published=[None] * 40, inbound=[0] * 40, content_pairs=set(), template_pairs=set(), link_spans=spans)
+                    published=[None] * 40, inbound=[0] * 40, content_pairs=set(), template_codes=np.zeros(0, dtype=np.int64), link_spans=spans)
     pages = [int(page) for page in rng.permutation(40)]
     tokens = Vocabulary().tokenize([texts[page] for page in pages])
     expected = []
@@ -826,7 +827,7 @@ def test_past_the_keyword_limit_candidates_come_from_meaning_alone(tmp_path: Pat
     pages = len(texts)
     corpus = Corpus(urls=[f"http://s/{i}" for i in range(pages)], titles=titles, texts=texts,
                     hashes=[f"h{i}" for i in range(pages)], depths=[1] * pages, published=[None] * pages, inbound=[0] * pages,
-                    content_pairs=set(), template_pairs=set(), link_spans=[[] for _ in range(pages)])
+                    content_pairs=set(), template_codes=np.zeros(0, dtype=np.int64), link_spans=[[] for _ in range(pages)])
     partner = [1, 0, 3, 2, 5, 4, *range(6, pages)]  # pages 0-5 come in pairs of close vectors, the rest alone
     vectors = np.eye(pages, dtype=np.float32) * 0.9 + np.eye(pages, dtype=np.float32)[partner] * 0.44  # cosine 0.79
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -853,7 +854,7 @@ def test_direction_follows_the_sites_own_links_in_time() -> None:
     def corpus(dates: list[str], links: set[tuple[int, int]]) -> Corpus:
         n = len(dates)
         return Corpus(urls=[str(i) for i in range(n)], titles=["t"] * n, texts=[""] * n, hashes=[""] * n, depths=[1] * n,
-                      published=dates, inbound=[0] * n, content_pairs=links, template_pairs=set(), link_spans=[[] for _ in range(n)])
+                      published=dates, inbound=[0] * n, content_pairs=links, template_codes=np.zeros(0, dtype=np.int64), link_spans=[[] for _ in range(n)])
     dates = ["2020-01-01", "2021-01-01", "2022-01-01", "2023-01-01", None]
     sources, targets = np.array([0, 3, 0, 4]), np.array([3, 0, 4, 0])  # forward, backward, undated, undated
     backward = score.direction(corpus(dates, {(1, 0), (2, 0), (2, 1), (3, 2)}), sources, targets)
