@@ -104,13 +104,12 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
                 excluded: set[Pair]) -> tuple[Candidates, list[tuple[int, int, float]], Keywords, int]:
     """Embed, index and filter: (candidates, cannibalised pairs, keyword index, pages embedded now).
 
-    A function of its own so that what only these stages need (the texts made for the model, the vectors,
-    the neighbour lists: ~400 MB at 100,000 pages) is freed before ranking, the stage of the peak.
+    A function of its own so that what only these stages need (the vectors and the neighbour lists: ~180 MB
+    at 100,000 pages) is freed before ranking, the stage of the peak.
     """
-    with timed(timings, "embed"):
-        texts = [page_text(title, text) for title, text in zip(corpus.titles, corpus.texts)]
-        embeddings = embed_pages(db, corpus.urls, texts, corpus.hashes, options.model, options.device,
-                                 progress=options.progress, backend=options.backend)
+    with timed(timings, "embed"):  # the model's texts are made in the call, so that they go with it
+        embeddings = embed_pages(db, corpus.urls, [page_text(title, text) for title, text in zip(corpus.titles, corpus.texts)],
+                                 corpus.hashes, options.model, options.device, progress=options.progress, backend=options.backend)
     with timed(timings, "index"):
         by_meaning = nearest(embeddings.vectors, options.neighbours)
         keywords = Keywords(f"{title}\n{text}" for title, text in zip(corpus.titles, corpus.texts))  # whole pages, one at a time

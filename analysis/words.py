@@ -67,7 +67,8 @@ class Vocabulary:
         self.terms: list[str] = []  # id -> stemmed term
         self.ids: dict[str, int] = {}  # stemmed term -> id
         self._spelling = _Spellings(self)
-        self._packed = (np.zeros(1, dtype=np.uint64), np.zeros(1, dtype=np.int32))  # packed spellings seen (sorted, after 0), their ids
+        # the packed spellings seen (sorted, after a 0 that packs nothing) and their term ids
+        self._packed = (np.zeros(1, dtype=np.uint64), np.zeros(1, dtype=np.int32))
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -113,8 +114,8 @@ class Vocabulary:
             new, first, inverse = np.unique(keys[unknown], return_index=True, return_inverse=True)
             asked = np.sort(np.concatenate([first[new > 0], np.flatnonzero(keys[unknown] == 0)]))
             found = np.zeros(len(unknown), dtype=np.int32)
-            found[asked] = np.fromiter((self._spelling[text[start:end]] for start, end in
-                                        zip(starts[unknown[asked]].tolist(), ends[unknown[asked]].tolist())), dtype=np.int32, count=len(asked))
+            spans = zip(starts[unknown[asked]].tolist(), ends[unknown[asked]].tolist())
+            found[asked] = np.fromiter((self._spelling[text[start:end]] for start, end in spans), dtype=np.int32, count=len(asked))
             packable = keys[unknown] > 0
             found[packable] = found[first[inverse[packable]]]  # the id of the first word packed the same
             ids[unknown] = found
@@ -133,7 +134,7 @@ class Vocabulary:
 def _pack(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Each word as a number that is its spelling exactly (6 bits a character), if it is at most PACKED_LENGTH
     characters of PACKED_CHARACTERS; 0 for any other word. Numbers compare where strings would cost a dict look-up."""
-    six = np.where(codes < 128, _SIX_BITS[np.minimum(codes, 127)], 0).astype(np.uint8)  # a byte a character: gathers stay in cache
+    six = np.where(codes < 128, _SIX_BITS[np.minimum(codes, 127)], 0).astype(np.uint8)  # a byte each: gathers stay in cache
     lengths = ends - starts
     keys = np.zeros(len(starts), dtype=np.uint64)
     packable = lengths <= PACKED_LENGTH
