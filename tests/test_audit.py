@@ -146,9 +146,15 @@ def test_an_interrupted_audit_resumes_where_it_stopped(sites: list[str], tmp_pat
     gate = threading.Event()
     with held(tiny_site(tmp_path / "held", SLUGS[3:]), gate) as second:
         path, out = sites_file(tmp_path, [sites[0], second]), tmp_path / "out"
-        process = subprocess.Popen(audit_command(path, out, "--jobs", "1"), cwd=ROOT, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, start_new_session=True,
-                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+        # A shell starts a background job (`make test &`) with SIGINT ignored, and an ignored signal stays
+        # ignored across exec: handled here for the moment of the start, it reaches the audit at its default.
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            process = subprocess.Popen(audit_command(path, out, "--jobs", "1"), cwd=ROOT, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+        finally:
+            signal.signal(signal.SIGINT, previous)
         deadline = time.monotonic() + 300
         while not (out / "audit.json").is_file() and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.2)  # the first site is done; the second waits at the gate
