@@ -101,18 +101,21 @@ class Keywords:
     def __init__(self, texts: Iterable[str]) -> None:
         """texts may be made one at a time (a generator): at 100k pages, all at once they are ~300 MB more."""
         self.vocabulary = Vocabulary()
-        columns, counts = [], []
+        terms_per_page, columns, counts = [], [], []  # a block of pages each
         for block in _blocks(texts, self.BLOCK_CHARACTERS):
             tokens = self.vocabulary.tokenize(block)
-            for ids in np.split(tokens.ids, np.cumsum(tokens.counts)[:-1]):
-                present, count = np.unique(ids[ids != STOP], return_counts=True)
-                columns.append(present)
-                counts.append(count.astype(np.float32))
-        counts = sparse.csr_matrix(
-            (np.concatenate(counts), np.concatenate(columns), np.concatenate([[0], np.cumsum([len(row) for row in columns])])),
-            shape=(len(columns), len(self.vocabulary)))
-        transformer = TfidfTransformer(sublinear_tf=True)
-        self.matrix: sparse.csr_matrix = transformer.fit_transform(counts).astype(np.float32).tocsr()
+            content = tokens.ids != STOP
+            page = np.repeat(np.arange(len(block), dtype=np.int64), tokens.counts)[content]
+            present, count = np.unique(page << 32 | tokens.ids[content], return_counts=True)  # (page, term), sorted
+            terms_per_page.append(np.bincount(present >> 32, minlength=len(block)))
+            columns.append((present & 0xFFFFFFFF).astype(np.int32))
+            counts.append(count.astype(np.float32))
+        rows = np.concatenate([np.zeros(0, dtype=np.int64), *terms_per_page])
+        counts = sparse.csr_matrix((np.concatenate([np.zeros(0, dtype=np.float32), *counts]),
+                                    np.concatenate([np.zeros(0, dtype=np.int32), *columns]), np.concatenate([[0], np.cumsum(rows)])),
+                                   shape=(len(rows), len(self.vocabulary)))
+        transformer = TfidfTransformer(sublinear_tf=True).fit(counts)
+        self.matrix: sparse.csr_matrix = transformer.transform(counts, copy=False).tocsr()  # float32 in place: no copy at the peak
         self.idf: np.ndarray = transformer.idf_.astype(np.float32)  # by term id
 
     def idf_of_share(self, share: float) -> float:
