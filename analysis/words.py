@@ -112,11 +112,11 @@ class Vocabulary:
         unknown = np.flatnonzero((packed[at] != keys) | (keys == 0))
         if len(unknown):
             new, first, inverse = np.unique(keys[unknown], return_index=True, return_inverse=True)
-            asked = np.sort(np.concatenate([first[new > 0], np.flatnonzero(keys[unknown] == 0)]))
+            packable = keys[unknown] > 0
+            asked = np.sort(np.concatenate([first[new > 0], np.flatnonzero(~packable)]))
             found = np.zeros(len(unknown), dtype=np.int32)
             spans = zip(starts[unknown[asked]].tolist(), ends[unknown[asked]].tolist())
             found[asked] = np.fromiter((self._spelling[text[start:end]] for start, end in spans), dtype=np.int32, count=len(asked))
-            packable = keys[unknown] > 0
             found[packable] = found[first[inverse[packable]]]  # the id of the first word packed the same
             ids[unknown] = found
             self._remember(new[new > 0], found[first[new > 0]])
