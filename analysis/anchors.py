@@ -18,6 +18,7 @@ rare matched word are scored, first with an upper bound, then exactly where the 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -37,6 +38,7 @@ BOUND_SLACK = 1e-3  # upper bounds are compared with MIN_STRENGTH less this (flo
 TOPIC_TERMS = 20  # the target's most characteristic words (TF-IDF) count beside its title
 TOPIC_WEIGHT = 1.0
 COMMON_SHARE = 0.3  # a word on more pages than this share names nothing by itself
+SERIES_TITLES = 3  # a "Label: " that starts this many of the site's titles names a series, not the page
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (select() takes another when one is used)
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
 
@@ -59,6 +61,21 @@ def short_title(title: str) -> str:
     return " ".join(title.split()[:MAX_WORDS])
 
 
+def page_names(titles: list[str]) -> list[str]:
+    """What names each page in prose: its title without a series label ("Code Review: Emergence" -> "Emergence").
+
+    A series label is a "Label: " that starts at least SERIES_TITLES of the site's titles ("Series:",
+    "Code Review:", "Category:"); a label of fewer titles is the subject and stays ("Cargo: predictable
+    dependency management"). Editors link a post of a series by what it is about, not by the series.
+    """
+    labels = Counter(title.partition(": ")[0] for title in titles if ": " in title)
+    names = []
+    for title in titles:
+        label, _, rest = title.partition(": ")
+        names.append(rest.strip() if rest.strip() and labels[label] >= SERIES_TITLES else title)
+    return names
+
+
 @dataclass
 class Found:
     """The best text anchors of some pairs, ALTERNATIVES per pair, as character spans; -1 where none."""
@@ -73,16 +90,16 @@ class Found:
         return cls(np.full((pairs, ALTERNATIVES), -1, dtype=np.int32), np.full((pairs, ALTERNATIVES), -1, dtype=np.int32),
                    np.zeros((pairs, ALTERNATIVES), dtype=np.float32), np.zeros(pairs, dtype=np.float32))
 
-    def anchors(self, row: int, text: str, title: str) -> Iterator[Anchor]:
+    def anchors(self, row: int, text: str, name: str) -> Iterator[Anchor]:
         """Pair `row` as Anchor objects (without their sentence: see with_context), preferred first (strength less
-        SHORTER_ANCHOR a word), then the title fallback.
+        SHORTER_ANCHOR a word), then the title fallback: the target's name (page_names), shortened.
 
         Made one at a time: the queue takes the first one still free, which is nearly always the first.
         """
         for start, end, strength in zip(self.starts[row].tolist(), self.ends[row].tolist(), self.strengths[row].tolist()):
             if start >= 0:
                 yield Anchor(text[start:end], "text", round(float(strength), 4), start)
-        yield Anchor(short_title(title), "title", 0.0)
+        yield Anchor(short_title(name), "title", 0.0)
 
 
 def with_context(anchor: Anchor, text: str) -> Anchor:
@@ -97,6 +114,7 @@ class AnchorFinder:
         self.corpus = corpus
         self.keywords = keywords
         self.common = keywords.idf_of_share(COMMON_SHARE)  # a phrase must hold a rarer word than this
+        self.names = page_names(corpus.titles)  # for the title fallback; the terms keep a series label's words
 
     def target_terms(self, target: int) -> tuple[np.ndarray, np.ndarray]:
         """What names the target: (term ids, weights): its title words (IDF-weighted, summing to 1) plus its topic words.
@@ -121,7 +139,7 @@ class AnchorFinder:
         """The best text anchors for one pair with their sentences, strongest first, then the title fallback."""
         found = self.search_all(np.array([source]), np.array([target]))
         text = self.corpus.texts[source]
-        return [with_context(anchor, text) for anchor in found.anchors(0, text, self.corpus.titles[target])]
+        return [with_context(anchor, text) for anchor in found.anchors(0, text, self.names[target])]
 
     def search_all(self, sources: np.ndarray, targets: np.ndarray) -> Found:
         """Anchors for many pairs, a block of sources at a time, THREADS blocks at once (each fills its own rows)."""

@@ -91,7 +91,7 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
               + ANCHOR_WEIGHT * found.best + NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
               + DIRECTION_WEIGHT * direction(corpus, candidates.source, candidates.target))
     order = np.lexsort((candidates.target, candidates.source, -scores))
-    ranked = Ranked(corpus, candidates, found, scores, order)
+    ranked = Ranked(corpus, candidates, found, finder.names, scores, order)
     if max_per_target is None:
         per_source = np.bincount(candidates.source, minlength=len(corpus)) if len(candidates) else np.zeros(0, dtype=np.int64)
         cap = max(MIN_CAP, int(MAX_TARGET_SHARE * int(np.minimum(per_source, max_per_page).sum())))
@@ -119,6 +119,7 @@ class Ranked:
     corpus: Corpus
     candidates: Candidates
     found: Found
+    names: list[str]  # what the title fallback calls each target (AnchorFinder.names)
     scores: np.ndarray
     order: np.ndarray
 
@@ -137,7 +138,7 @@ class Ranked:
             wanted[target] += 1
             if per_target[target] >= max_per_target:
                 continue
-            options = self.found.anchors(row, self.corpus.texts[source], self.corpus.titles[target])
+            options = self.found.anchors(row, self.corpus.texts[source], self.names[target])
             anchor = _free_anchor(options, target, used_anchors, used_spans.setdefault(source, []))
             queue.append(Suggestion(source, target, float(self.candidates.similarity[row]), round(float(self.scores[row]), 4),
                                     anchor, bool(self.candidates.template_linked[row])))

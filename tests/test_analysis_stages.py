@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from analysis import anchors, index, score
-from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, short_title
+from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, short_title
 from analysis.candidates import Candidate, Candidates, find_candidates
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
 from analysis.index import Keywords, nearest
@@ -610,6 +610,29 @@ def test_the_title_is_the_anchor_when_the_source_never_mentions_the_target(tmp_p
     candidates = [Candidate(source=s, target=target, similarity=0.6, lexical=0.0, template_linked=False) for s in sources[:3]]
     queue, _ = ranked(corpus, candidates, finder, 4, 4)
     assert [(item.anchor.text, item.anchor.source, item.anchor.offset) for item in queue] == [(fallback.text, "title", None)] * 3
+
+
+def test_a_series_label_that_starts_three_titles_is_left_out_of_the_name() -> None:
+    titles = ["Code Review: Emergence", "Code Review: Energy Sync", "Cargo: predictable dependency management",
+              "Code Review: ", "Code Review:Eidolon", "Rust 1.0: status report", "Rust 1.0: the trains", "Announcing Rust 1.26"]
+    assert page_names(titles) == ["Emergence", "Energy Sync", "Cargo: predictable dependency management", "Code Review: ",
+                                  "Code Review:Eidolon", "Rust 1.0: status report", "Rust 1.0: the trains", "Announcing Rust 1.26"]
+
+
+def test_the_title_fallback_of_a_post_in_a_series_is_its_name(tmp_path: Path) -> None:
+    built = blog_site(tmp_path / "series.db", SLUGS[:10], links=False)
+    names = ["Lorem Ipsum", "Dolor Sit Amet", "Consectetur Adipiscing Elit"]
+    for number, name in enumerate(names):
+        built.page(f"/series-{number}/", f"Lorem Series: {name}", LOREM)
+    corpus = built.corpus()
+    finder = AnchorFinder(corpus, Keywords(corpus.texts))
+    source = corpus.urls.index(url(f"/blog/{SLUGS[0]}/"))
+    for number, name in enumerate(names):
+        target = corpus.urls.index(url(f"/series-{number}/"))
+        assert corpus.titles[target] == f"Lorem Series: {name}"
+        assert finder.anchors(source, target)[-1] == Anchor(name, "title", 0.0)
+        candidate = Candidate(source=source, target=target, similarity=0.6, lexical=0.0, template_linked=False)
+        assert [item.anchor.text for item in ranked(corpus, [candidate], finder, 4, 4)[0]] == [name]
 
 
 def best_text_pair(corpus: Corpus, finder: AnchorFinder) -> tuple[int, int, Anchor]:
