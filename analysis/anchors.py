@@ -149,7 +149,7 @@ class AnchorFinder:
         def search(block: tuple[list[int], np.ndarray]) -> None:
             pages, rows = block
             where = np.searchsorted(np.array(pages), sources[rows])
-            self._search_block(phrases_of(self.corpus, self.keywords.vocabulary, pages), where, targets[rows], rows, names, found)
+            self._search_block(phrases_of(self.corpus, self.keywords, pages), where, targets[rows], rows, names, found)
 
         with ThreadPoolExecutor(THREADS) as pool:
             list(pool.map(search, self._blocks(sources)))

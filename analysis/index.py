@@ -19,7 +19,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfTransformer
 
-from analysis.words import STOP, Vocabulary, terms
+from analysis.words import STOP, Tokens, Vocabulary, terms
 
 EXACT_LIMIT = 10_000  # exact costs ~1 CPU-s here, then grows with pages squared (bench/neighbours.py)
 IVF_LISTS_PER_ROOT = 2  # k-means lists = this x sqrt(pages): ~n^1.5 work in all, quantizer and lists balanced
@@ -97,15 +97,28 @@ class Keywords:
     BLOCK_CELLS = 4_000_000  # rows x pages of one block of similarities (16 MB of float32, reused: see PAIR_CELLS)
     PAIR_CELLS = 1_000_000  # non-zeros gathered at once by similarity(): 2 x 8 MB, reused (see candidates.PAIRS_AT_ONCE)
     BLOCK_CHARACTERS = 1_000_000  # of texts tokenised at once by the fit (4 MB of code points)
+    KEEP_WORDS = 5_000_000  # the texts' words the fit keeps for the anchor search, if no more (13 bytes a word)
 
-    def __init__(self, texts: Iterable[str]) -> None:
-        """texts may be made one at a time (a generator): at 100k pages, all at once they are ~300 MB more."""
+    def __init__(self, texts: Iterable[str], titles: Iterable[str] | None = None) -> None:
+        """A page's words are its title's (if given) and its text's. texts may be made one at a time (a generator).
+
+        When texts is a list of at most KEEP_WORDS words, their tokens are kept, so the anchor search
+        does not split the same texts again (text_tokens); on a large site it does, in blocks.
+        """
         self.vocabulary = Vocabulary()
+        self._texts, kept, kept_words = texts if isinstance(texts, list) else None, [], 0
+        pages = zip(texts) if titles is None else zip(titles, texts)
         terms_per_page, columns, counts = [], [], []  # a block of pages each
-        for block in _blocks(texts, self.BLOCK_CHARACTERS):
-            tokens = self.vocabulary.tokenize(block)
+        for block in _blocks(pages, self.BLOCK_CHARACTERS):
+            parts = len(block[0])
+            tokens = self.vocabulary.tokenize([part for page in block for part in page])
+            if self._texts is not None:
+                kept.append(tokens.select(np.arange(parts - 1, len(block) * parts, parts)))
+                kept_words += len(kept[-1].ids)
+                if kept_words > self.KEEP_WORDS:
+                    self._texts, kept = None, []
             content = tokens.ids != STOP
-            page = np.repeat(np.arange(len(block), dtype=np.int64), tokens.counts)[content]
+            page = np.repeat(np.arange(len(block) * parts, dtype=np.int64) // parts, tokens.counts)[content]
             present, count = np.unique(page << 32 | tokens.ids[content], return_counts=True)  # (page, term), sorted
             terms_per_page.append(np.bincount(present >> 32, minlength=len(block)))
             columns.append((present & 0xFFFFFFFF).astype(np.int32))
@@ -117,6 +130,13 @@ class Keywords:
         transformer = TfidfTransformer(sublinear_tf=True).fit(counts)
         self.matrix: sparse.csr_matrix = transformer.transform(counts, copy=False).tocsr()  # float32 in place: no copy at the peak
         self.idf: np.ndarray = transformer.idf_.astype(np.float32)  # by term id
+        self._kept = Tokens.join(kept) if kept else None
+
+    def text_tokens(self, texts: list[str], pages: list[int]) -> Tokens:
+        """The tokens of these pages' texts: those the fit kept, if it read these very texts; else split anew."""
+        if self._kept is not None and texts is self._texts:
+            return self._kept.select(pages)
+        return self.vocabulary.tokenize([texts[page] for page in pages])
 
     def idf_of_share(self, share: float) -> float:
         """The IDF of a word found on this share of the pages (scikit-learn's smoothed formula)."""
@@ -193,12 +213,12 @@ class Keywords:
         return result
 
 
-def _blocks(texts: Iterable[str], characters: int) -> Iterator[list[str]]:
-    """The texts in order, in lists of about this many characters."""
+def _blocks(pages: Iterable[tuple[str, ...]], characters: int) -> Iterator[list[tuple[str, ...]]]:
+    """The pages (their texts) in order, in lists of about this many characters."""
     block, size = [], 0
-    for text in texts:
-        block.append(text)
-        size += len(text)
+    for page in pages:
+        block.append(page)
+        size += sum(map(len, page))
         if size >= characters:
             yield block
             block, size = [], 0

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analysis.index import Keywords
 from analysis.load import Corpus
-from analysis.words import STOP, Tokens, Vocabulary
+from analysis.words import STOP, Tokens
 from linkspider.sentences import sentence_at, sentence_spans
 
 MIN_WORDS, MAX_WORDS = 2, 6
@@ -38,9 +39,9 @@ class Phrases:
         return page * (self.terms + 1) + term + 1
 
 
-def phrases_of(corpus: Corpus, vocabulary: Vocabulary, pages: list[int]) -> Phrases:
-    """The pages' words end to end, with their valid windows."""
-    tokens = vocabulary.tokenize([corpus.texts[page] for page in pages])
+def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
+    """The pages' words end to end (term ids of the keywords' vocabulary), with their valid windows."""
+    tokens = keywords.text_tokens(corpus.texts, pages)
     ids = tokens.ids.astype(np.int64)
     blocked = _blocked(corpus, pages, tokens)
     count, stop = len(ids), ids == STOP
@@ -52,7 +53,7 @@ def phrases_of(corpus: Corpus, vocabulary: Vocabulary, pages: list[int]) -> Phra
         last = first + size - 1
         valid[first, size - MIN_WORDS] = ((run[first] == run[last]) & ~stop[first] & ~stop[last]
                                           & (blocked_before[last + 1] == blocked_before[first]))
-    terms = len(vocabulary)
+    terms = len(keywords.vocabulary)
     keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
     order = np.argsort(keys, kind="stable")
     previous_same = np.full(count, -1, dtype=np.int64)

@@ -112,7 +112,7 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
                                  corpus.hashes, options.model, options.device, progress=options.progress, backend=options.backend)
     with timed(timings, "index"):
         by_meaning = nearest(embeddings.vectors, options.neighbours)
-        keywords = Keywords(f"{title}\n{text}" for title, text in zip(corpus.titles, corpus.texts))  # whole pages, one at a time
+        keywords = Keywords(corpus.texts, corpus.titles)  # whole pages
         if len(corpus) <= KEYWORD_NEIGHBOURS_LIMIT:
             by_words = keywords.nearest(options.neighbours)
             mentions = set(keywords.mentions(corpus.titles, MENTION_SHARE, COMMON_SHARE))

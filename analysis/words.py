@@ -59,6 +59,18 @@ class Tokens:
     joined: np.ndarray  # bool: to the next word
     counts: np.ndarray  # words per text
 
+    def select(self, texts: np.ndarray | list[int]) -> Tokens:
+        """The words of these texts (by place), in this order."""
+        counts = self.counts[texts]
+        first = (np.cumsum(self.counts) - self.counts)[texts]
+        words = np.arange(counts.sum()) + np.repeat(first - (np.cumsum(counts) - counts), counts)
+        return Tokens(self.ids[words], self.starts[words], self.ends[words], self.joined[words], counts)
+
+    @classmethod
+    def join(cls, parts: list[Tokens]) -> Tokens:
+        """The parts' texts end to end."""
+        return cls(*(np.concatenate([getattr(part, name) for part in parts]) for name in ("ids", "starts", "ends", "joined", "counts")))
+
 
 class Vocabulary:
     """Term ids for the stemmed content words of a corpus, assigned as words are first seen."""

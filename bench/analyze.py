@@ -607,9 +607,9 @@ class InstrumentedPropose:
             return wrapper
 
         class TimedKeywords(real["Keywords"]):  # type: ignore[misc, valid-type]
-            def __init__(self, texts: list[str]) -> None:
+            def __init__(self, texts: list[str], titles: list[str] | None = None) -> None:
                 with stage(report, "Keywords (TF-IDF fit)"):
-                    super().__init__(texts)
+                    super().__init__(texts, titles)
                 seen["keywords"] = self
 
             def nearest(self, k: int) -> tuple[np.ndarray, np.ndarray]:

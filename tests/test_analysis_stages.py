@@ -578,6 +578,28 @@ def test_every_anchor_is_a_phrase_of_the_source_or_the_title(tmp_path: Path) -> 
     assert text_anchors > 100
 
 
+def test_the_keyword_fit_keeps_the_texts_tokens_for_the_anchor_search(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
+    monkeypatch.setattr(Keywords, "BLOCK_CHARACTERS", 2_000)  # several blocks
+    keywords = Keywords(corpus.texts, corpus.titles)
+    whole_pages = Keywords([f"{title}\n{text}" for title, text in zip(corpus.titles, corpus.texts)])
+    assert keywords.vocabulary.terms == whole_pages.vocabulary.terms
+    for name in ("data", "indices", "indptr"):
+        assert np.array_equal(getattr(keywords.matrix, name), getattr(whole_pages.matrix, name))
+    pages = [5, 0, 3, len(corpus) - 1]
+    split = keywords.vocabulary.tokenize([corpus.texts[page] for page in pages])
+    monkeypatch.setattr(keywords.vocabulary, "tokenize", None)  # kept: not split again
+    kept = keywords.text_tokens(corpus.texts, pages)
+    for name in ("ids", "starts", "ends", "joined", "counts"):
+        assert np.array_equal(getattr(kept, name), getattr(split, name)), name
+    monkeypatch.setattr(Keywords, "KEEP_WORDS", sum(split.counts))  # fewer than the site's: none kept
+    small = Keywords(corpus.texts, corpus.titles)
+    assert np.array_equal(small.text_tokens(corpus.texts, pages).starts, split.starts)
+    monkeypatch.setattr(small.vocabulary, "tokenize", None)
+    with pytest.raises(TypeError):
+        small.text_tokens(corpus.texts, pages)
+
+
 def test_the_anchor_search_in_blocks_on_threads_finds_what_one_search_finds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
     keywords = Keywords(corpus.texts)
@@ -586,6 +608,7 @@ def test_the_anchor_search_in_blocks_on_threads_finds_what_one_search_finds(tmp_
     monkeypatch.setattr(anchors, "BLOCK_WORDS", 10 ** 9)
     whole = AnchorFinder(corpus, keywords).search_all(pairs.source, pairs.target)
     assert (whole.starts[:, 0] >= 0).sum() > 100
+    monkeypatch.setattr(Keywords, "KEEP_WORDS", 0)  # the texts split again for each block, as on a large site
     for threads in (2, 4):
         monkeypatch.setattr(anchors, "THREADS", threads)
         monkeypatch.setattr(anchors, "BLOCK_WORDS", 300)  # a page or two a block
