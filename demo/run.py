@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,6 +17,16 @@ from linkspider.localserver import serve  # noqa: E402 (needs the project on the
 
 OUT = ROOT / "demo-output"
 DB = OUT / "kettleandcrema.db"
+SITE = ROOT / "demo" / "site"
+PORT = 8765  # the same URLs each run, so a second `make demo` re-crawls and reuses its vectors
+
+
+def demo_site() -> AbstractContextManager[str]:
+    """The demo site served on PORT, or on any free port if that one is taken (the crawl then sees new URLs)."""
+    try:
+        return serve(SITE, PORT)
+    except OSError:
+        return serve(SITE)
 
 
 def scrapy(*args: str) -> None:
@@ -27,7 +38,7 @@ def scrapy(*args: str) -> None:
 
 def main() -> None:
     OUT.mkdir(exist_ok=True)
-    with serve(ROOT / "demo" / "site") as url:
+    with demo_site() as url:
         print(f"== Serving the demo site (demo/site) at {url}", flush=True)
         print(f"== scrapy crawl site -a url={url} -a db={DB.relative_to(ROOT)}", flush=True)
         scrapy("crawl", "site", "-a", f"url={url}", "-a", f"db={DB}", "-s", "LOG_LEVEL=WARNING")

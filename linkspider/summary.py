@@ -21,11 +21,13 @@ def crawl_summary(db: sqlite_utils.Database, crawl_id: int) -> str:
     ).fetchall())
     sitemap_only = db.execute("SELECT count(*) FROM pages WHERE sitemap_only AND gone = 0").fetchone()[0]
     gone = db.execute("SELECT count(*) FROM pages WHERE gone = 1").fetchone()[0]
+    previous = db.execute("SELECT max(id) FROM crawls WHERE id < ?", [crawl_id]).fetchone()[0]
+    newly_gone = db.execute("SELECT count(*) FROM pages WHERE gone = 1 AND last_seen_crawl = ?", [previous]).fetchone()[0]
     lines = [
         f"Crawl {crawl_id} {crawl['status']}: {crawl['pages']} URLs from {crawl['start_urls']}",
         "  by status: " + ", ".join(f"{status} x{count}" for status, count in statuses),
         f"  internal links: {links.get(1, 0)} in main content, {links.get(0, 0)} in nav/header/footer/sidebars",
-        f"  sitemap-only URLs: {sitemap_only}" + (f"; gone since the last crawl: {gone}" if gone else ""),
+        f"  sitemap-only URLs: {sitemap_only}" + (f"; not found this time (kept, marked gone): {gone}, {newly_gone} of them since the last crawl" if gone else ""),
         *([f"  unchanged since the last crawl: {crawl['reused']} pages (their stored extraction reused)"]
           if crawl.get("reused") else []),
         f"  database: {Path(db.conn.execute('PRAGMA database_list').fetchone()[2])}",

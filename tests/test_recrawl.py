@@ -119,3 +119,15 @@ def test_the_second_analysis_reports_what_changed(batch: Batch) -> None:
     assert [(run["new_pages"], run["changed_pages"], run["gone_pages"], run["done"]) for run in runs] == [(0, 0, 0, 0), (1, 2, 1, 1)]
     assert "1 done since last run" in batch.second
     assert runs[1]["new_suggestions"] == int(batch.second.split("suggestions: ")[1].split("(")[1].split(" new")[0])
+
+
+def test_a_recrawl_counts_the_pages_it_no_longer_found(tmp_path: Path) -> None:
+    folder = tiny_site(tmp_path / "site")
+    db = tmp_path / "moved.db"
+    with serve(folder) as url, serve(folder) as moved:  # the same site at another address: the first crawl's pages are gone
+        assert run_crawl(url, db).returncode == 0
+        second, third = run_crawl(moved, db), run_crawl(moved, db)
+    first_pages = sqlite_utils.Database(db).execute("SELECT count(*) FROM pages WHERE url LIKE ?", [url + "%"]).fetchone()[0]
+    assert first_pages > 5
+    assert f"not found this time (kept, marked gone): {first_pages}, {first_pages} of them since the last crawl" in second.stdout
+    assert f"not found this time (kept, marked gone): {first_pages}, 0 of them since the last crawl" in third.stdout
