@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no embedding progress bar")
     parser.add_argument("--approved-only", action="store_true",
                         help="measure the impact of the approved suggestions only (default: pending and approved)")
-    backtest = parser.add_argument_group("backtest (measure suggestion quality on the site's own links)")
+    backtest = parser.add_argument_group("backtest: hide some editorial links, count how many come back")
     backtest.add_argument("--backtest", action="store_true",
                           help="hide a share of the site's editorial links, analyse, report how many come back "
                                "(engine beside two baselines); writes no suggestions")
