@@ -9,6 +9,10 @@ high, which makes the same number a strong ranking signal (see score.py). The pa
 strongest window, but the anchor shown is the best strength less SHORTER_ANCHOR a word: "1.52"
 rather than "incremental compilation in the 1.52", the concise anchor editors write.
 
+A phrase must hold a word rare on the site (on at most COMMON_SHARE of the pages): a common word
+names nothing. A title made only of common words ("cargo vendor" on a site where every command page
+mentions both) names its page where it is written out word for word, and nowhere else.
+
 The windows of a source do not depend on the target (phrases.py finds them). The search runs on
 blocks of sources at once, as arrays, THREADS blocks at a time (numpy releases the GIL): for each
 pair, the target's terms are looked up among the source's words, and only the windows around a
@@ -28,7 +32,7 @@ import numpy as np
 from analysis.index import THREADS, Keywords
 from analysis.load import Corpus
 from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, phrases_of
-from analysis.words import terms
+from analysis.words import WORD, terms
 from linkspider.sentences import sentence_at
 
 EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not a term of the target
@@ -38,6 +42,7 @@ BOUND_SLACK = 1e-3  # upper bounds are compared with MIN_STRENGTH less this (flo
 TOPIC_TERMS = 20  # the target's most characteristic words (TF-IDF) count beside its title
 TOPIC_WEIGHT = 1.0
 COMMON_SHARE = 0.3  # a word on more pages than this share names nothing by itself
+WHOLE_TITLE_WORDS = 2  # a title of this many words or more, none rare, names its page where it is written out
 SERIES_TITLES = 3  # a "Label: " that starts this many of the site's titles names a series, not the page
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (select() takes another when one is used)
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
@@ -116,8 +121,9 @@ class AnchorFinder:
         self.common = keywords.idf_of_share(COMMON_SHARE)  # a phrase must hold a rarer word than this
         self.names = page_names(corpus.titles)  # for the title fallback; the terms keep a series label's words
 
-    def target_terms(self, target: int) -> tuple[np.ndarray, np.ndarray]:
-        """What names the target: (term ids, weights): its title words (IDF-weighted, summing to 1) plus its topic words.
+    def target_terms(self, target: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What names the target: (term ids, weights, which are title words): its title words (IDF-weighted, summing
+        to 1) plus its topic words.
 
         A title word no page holds still counts in the sum (at the rarest IDF): it cannot be matched.
         """
@@ -130,10 +136,12 @@ class AnchorFinder:
         for term, weight in title:
             if term >= 0:
                 weights[term] = weights.get(term, 0.0) + weight / total
+        in_title = set(weights)
         for term, weight in zip(*self.keywords.top_terms(target, TOPIC_TERMS)):
             weights[int(term)] = weights.get(int(term), 0.0) + TOPIC_WEIGHT * float(weight)
         return (np.fromiter(weights, dtype=np.int64, count=len(weights)),
-                np.fromiter(weights.values(), dtype=np.float32, count=len(weights)))
+                np.fromiter(weights.values(), dtype=np.float32, count=len(weights)),
+                np.fromiter((term in in_title for term in weights), dtype=bool, count=len(weights)))
 
     def anchors(self, source: int, target: int) -> list[Anchor]:
         """The best text anchors for one pair with their sentences, strongest first, then the title fallback."""
@@ -149,7 +157,8 @@ class AnchorFinder:
         def search(block: tuple[list[int], np.ndarray]) -> None:
             pages, rows = block
             where = np.searchsorted(np.array(pages), sources[rows])
-            self._search_block(phrases_of(self.corpus, self.keywords, pages), where, targets[rows], rows, names, found)
+            texts = [self.corpus.texts[page] for page in pages]
+            self._search_block(phrases_of(self.corpus, self.keywords, pages), texts, where, targets[rows], rows, names, found)
 
         with ThreadPoolExecutor(THREADS) as pool:
             list(pool.map(search, self._blocks(sources)))
@@ -172,21 +181,31 @@ class AnchorFinder:
                 yield pages[start:end].tolist(), order[bounds[start]:bounds[end]]
 
     def _target_terms_of(self, targets: np.ndarray) -> TargetTerms:
-        """target_terms of each of these targets, laid end to end once for every block of sources."""
+        """target_terms of each of these targets, laid end to end once for every block of sources, and for each target
+        whose title words are all common, how many they are (see whole_title)."""
         terms = [self.target_terms(target) for target in targets.tolist()]
         counts = np.zeros(len(self.corpus), dtype=np.int64)
-        counts[targets] = [len(ids) for ids, _ in terms]
-        ids = np.concatenate([np.zeros(0, dtype=np.int64), *(ids for ids, _ in terms)])
-        weights = np.concatenate([np.zeros(0, dtype=np.float32), *(weights for _, weights in terms)])
-        return TargetTerms(np.concatenate([[0], np.cumsum(counts)]), ids, weights)
+        counts[targets] = [len(ids) for ids, _, _ in terms]
+        ids = np.concatenate([np.zeros(0, dtype=np.int64), *(ids for ids, _, _ in terms)])
+        weights = np.concatenate([np.zeros(0, dtype=np.float32), *(weights for _, weights, _ in terms)])
+        titled = np.concatenate([np.zeros(0, dtype=bool), *(titled for _, _, titled in terms)])
+        owner = np.repeat(np.arange(len(self.corpus)), counts)
+        title_words = np.bincount(owner[titled], minlength=len(self.corpus))
+        rare_title_words = np.bincount(owner[titled & (self.keywords.idf[ids] >= self.common)], minlength=len(self.corpus))
+        whole_title = np.where((rare_title_words == 0) & (title_words >= WHOLE_TITLE_WORDS), title_words, 0)
+        return TargetTerms(np.concatenate([[0], np.cumsum(counts)]), ids, weights, titled, whole_title)
 
-    def _search_block(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray, rows: np.ndarray, names: TargetTerms,
-                      found: Found) -> None:
-        """Fill found[rows] for the pairs (pages[j] of the phrases, targets[j])."""
-        matches = self._matches(phrases, pages, names.of(targets))
+    def _search_block(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray, rows: np.ndarray,
+                      names: TargetTerms, found: Found) -> None:
+        """Fill found[rows] for the pairs (pages[j] of the phrases and texts, targets[j])."""
+        matches = self._matches(phrases, pages, names.of(targets), names.whole_title[targets])
         first, last, pair = _windows(phrases, matches)
-        strength = _strengths(phrases, matches, first, last, pair)
+        strength, title_only = _strengths(phrases, matches, first, last, pair)
         keep = strength >= MIN_STRENGTH
+        for window in np.flatnonzero(keep & title_only).tolist():  # few: the title itself, word for word, or nothing
+            target, text = targets[pair[window]], texts[pages[pair[window]]]
+            phrase = text[phrases.starts[first[window]]:phrases.ends[last[window]]]
+            keep[window] = _same_words(phrase, self.names[target]) or _same_words(phrase, self.corpus.titles[target])
         first, last, pair, strength = first[keep], last[keep], pair[keep], strength[keep]
         strongest = np.zeros(len(targets), dtype=np.float32)
         np.maximum.at(strongest, pair, strength)
@@ -197,21 +216,24 @@ class AnchorFinder:
             found.starts[rows[chosen], slot], found.ends[rows[chosen], slot] = starts, ends
             found.strengths[rows[chosen], slot] = strengths
 
-    def _matches(self, phrases: Phrases, pages: np.ndarray, names: tuple[np.ndarray, np.ndarray, np.ndarray]) -> Matches:
-        """Every occurrence, in each pair's source, of a term of its target (names: TargetTerms.of the pairs' targets)."""
-        pair, term, weight = names
+    def _matches(self, phrases: Phrases, pages: np.ndarray, names: tuple[np.ndarray, ...], whole_title: np.ndarray) -> Matches:
+        """Every occurrence, in each pair's source, of a term of its target (names: TargetTerms.of the pairs' targets;
+        whole_title: TargetTerms.whole_title of each pair's target)."""
+        pair, term, weight, titled = names
         query = phrases.key(pages[pair], term)
         low, high = np.searchsorted(phrases.keys, query, "left"), np.searchsorted(phrases.keys, query, "right")
         rare = self.keywords.idf[term] >= self.common
-        named = np.zeros(len(pages), dtype=bool)  # the source holds a word rare enough to name the target
-        named[pair[rare & (high > low)]] = True
+        seeds = rare | _title_seeds(pair, titled, high - low, whole_title)  # the words a window may be built around
+        named = np.zeros(len(pages), dtype=bool)  # the source holds a word that may name the target
+        named[pair[seeds & (high > low)]] = True
         counts = np.where(named[pair], high - low, 0)  # a pair without one can have no window: its words are not needed
         query_of = np.repeat(np.arange(len(query)), counts)
         word = phrases.order[low[query_of] + np.arange(len(query_of)) - np.repeat(np.cumsum(counts) - counts, counts)]
         codes = pair[query_of] * len(phrases.ids) + word
         by_code = np.argsort(codes)
         query_of = query_of[by_code]
-        return Matches(codes[by_code], weight[query_of], rare[query_of], len(phrases.ids))
+        return Matches(codes[by_code], weight[query_of], rare[query_of], seeds[query_of], titled[query_of], whole_title,
+                       len(phrases.ids))
 
 
 @dataclass
@@ -221,13 +243,15 @@ class TargetTerms:
     starts: np.ndarray  # (pages + 1,)
     ids: np.ndarray
     weights: np.ndarray
+    titled: np.ndarray  # the term is one of the target's title words
+    whole_title: np.ndarray  # (pages,): for a title of WHOLE_TITLE_WORDS or more words, none rare: their number; else 0
 
-    def of(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(pair, term, weight): each term of each pair's target, pair j's (targets[j]) in a run."""
+    def of(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(pair, term, weight, titled): each term of each pair's target, pair j's (targets[j]) in a run."""
         first, counts = self.starts[targets], self.starts[targets + 1] - self.starts[targets]
         pair = np.repeat(np.arange(len(targets)), counts)
         at = np.arange(len(pair)) + np.repeat(first - (np.cumsum(counts) - counts), counts)
-        return pair, self.ids[at], self.weights[at]
+        return pair, self.ids[at], self.weights[at], self.titled[at]
 
 
 @dataclass
@@ -237,20 +261,38 @@ class Matches:
     codes: np.ndarray
     weights: np.ndarray
     rare: np.ndarray  # the term is rare enough to name the target (see COMMON_SHARE)
+    seeds: np.ndarray  # a window may be built around it: rare, or a title word of a whole_title target
+    titled: np.ndarray  # the term is a title word of the pair's target
+    whole_title: np.ndarray  # per pair: TargetTerms.whole_title of its target
     words: int
 
     def weight_before(self) -> np.ndarray:
         return np.concatenate([[0], np.cumsum(self.weights, dtype=np.float64)])
 
 
+def _title_seeds(pair: np.ndarray, titled: np.ndarray, occurrences: np.ndarray, whole_title: np.ndarray) -> np.ndarray:
+    """Which (pair, term) queries seed windows for a whole_title target: where the source holds every title word,
+    the one it holds fewest times (a window that holds the whole title holds that word too)."""
+    present = titled & (occurrences > 0)
+    every_word = (whole_title > 0) & (np.bincount(pair[present], minlength=len(whole_title)) >= whole_title)
+    candidates = titled & every_word[pair]
+    fewest = np.full(len(whole_title), np.iinfo(np.int64).max)
+    np.minimum.at(fewest, pair[candidates], occurrences[candidates])
+    chosen = np.flatnonzero(candidates & (occurrences == fewest[pair]))
+    seeds = np.zeros(len(pair), dtype=bool)
+    seeds[chosen[np.unique(pair[chosen], return_index=True)[1]]] = True  # one a pair
+    return seeds
+
+
 def _windows(phrases: Phrases, matches: Matches) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(first word, last word, pair) of the valid windows that hold a rare matched word and may reach MIN_STRENGTH."""
+    """(first word, last word, pair) of the valid windows that hold a seed (a rare matched word, or a title word of a
+    whole_title target) and may reach MIN_STRENGTH."""
     codes, words, weight_before = matches.codes, matches.words, matches.weight_before()
-    reach = MAX_WORDS - 1  # seeds: rare matched words with enough matched weight around them
-    rare = codes[matches.rare]
-    nearby = (weight_before[np.searchsorted(codes, rare + reach, "right")]
-              - weight_before[np.searchsorted(codes, rare - reach, "left")])
-    seeds = rare[nearby >= MIN_STRENGTH - BOUND_SLACK]
+    reach = MAX_WORDS - 1  # seeds with enough matched weight around them
+    seeds = codes[matches.seeds]
+    nearby = (weight_before[np.searchsorted(codes, seeds + reach, "right")]
+              - weight_before[np.searchsorted(codes, seeds - reach, "left")])
+    seeds = seeds[nearby >= MIN_STRENGTH - BOUND_SLACK]
     seed_word = seeds % words  # a window starts at most MAX_WORDS - 1 words before a seed
     starts_at = np.sort(np.concatenate([seeds[seed_word >= back] - back for back in range(MAX_WORDS)]), kind="stable")
     starts_at = starts_at[np.diff(starts_at, prepend=-1) != 0]  # the sort merges sorted runs
@@ -275,16 +317,30 @@ def _content(phrases: Phrases, first: np.ndarray, last: np.ndarray) -> np.ndarra
 
 
 def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.ndarray, pair: np.ndarray) -> np.ndarray:
-    """The strength of each window for its pair: each target term once, less EXTRA_WORD_PENALTY per other word."""
+    """The strength of each window for its pair (each target term once, less EXTRA_WORD_PENALTY per other word), 0 for a
+    window that holds no rare word and not every title word of a whole_title target, and which windows hold no rare
+    word (their strength stands only if they are the title: see _same_words)."""
     strength = -EXTRA_WORD_PENALTY * _content(phrases, first, last)
     codes = matches.codes
+    rare, title_words = np.zeros(len(first), dtype=bool), np.zeros(len(first), dtype=np.int64)
     for step in range(MAX_WORDS):
         at = np.minimum(first + step, last)
         code = pair * matches.words + at
         index = np.minimum(np.searchsorted(codes, code), len(codes) - 1)
         hit = (first + step <= last) & (codes[index] == code)
-        strength += np.where(hit & (phrases.previous_same[at] < first), matches.weights[index], 0) + EXTRA_WORD_PENALTY * hit
-    return np.round(strength, 4)
+        once = hit & (phrases.previous_same[at] < first)
+        strength += np.where(once, matches.weights[index], 0) + EXTRA_WORD_PENALTY * hit
+        rare |= hit & matches.rare[index]
+        title_words += once & matches.titled[index]
+    whole_title = matches.whole_title[pair]
+    return np.where(rare | ((whole_title > 0) & (title_words >= whole_title)), np.round(strength, 4), 0), ~rare
+
+
+def _same_words(phrase: str, title: str) -> bool:
+    """The phrase says the title, word for word (case, spacing and punctuation aside)."""
+    def words(text: str) -> list[str]:
+        return WORD.findall(text.lower().replace("\u2019", "'"))
+    return words(phrase) == words(title)
 
 
 def _best(pair: np.ndarray, strength: np.ndarray, preference: np.ndarray, starts: np.ndarray, ends: np.ndarray,

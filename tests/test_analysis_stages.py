@@ -635,6 +635,26 @@ def test_the_title_is_the_anchor_when_the_source_never_mentions_the_target(tmp_p
     assert [(item.anchor.text, item.anchor.source, item.anchor.offset) for item in queue] == [(fallback.text, "title", None)] * 3
 
 
+def test_a_title_of_common_words_names_its_page_only_where_it_is_written_out(site: Site) -> None:
+    filler = " ".join(f"Filler sentence {n} about pipelines, cargo and vendor options here." for n in range(12))
+    for n in range(8):  # "cargo" and "vendor" on every page: neither names a page alone
+        site.page(f"/other-{n}/", f"Other Page {n}", f"{filler} Unusual{n} words belong to page {n} only.")
+    site.page("/vendor/", "cargo vendor", f"{filler} The subcommand copies every dependency into a folder.")
+    site.page("/says-it/", "Downloading", f"{filler} Tools like cargo vendor or a mirror can be used to download code.")
+    site.page("/apart/", "Shipping", f"{filler} Every cargo ship has a vendor on board and a captain.")
+    site.page("/reversed/", "Swapped", f"{filler} The vendor cargo arrived late this week, sadly.")
+    corpus = site.corpus()
+    finder = AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles))
+    assert finder.keywords.idf_of_share(1.0) == pytest.approx(finder.keywords.idf[finder.keywords.vocabulary.ids["vendor"]])
+    target = corpus.urls.index(url("/vendor/"))
+    says_it = corpus.urls.index(url("/says-it/"))
+    anchor = finder.anchors(says_it, target)[0]
+    assert (anchor.text, anchor.source) == ("cargo vendor", "text")
+    assert_text_anchor(corpus, says_it, anchor)
+    for path in ("/apart/", "/reversed/"):  # both words, but not the title
+        assert finder.anchors(corpus.urls.index(url(path)), target) == [Anchor("cargo vendor", "title", 0.0)]
+
+
 def test_a_series_label_that_starts_three_titles_is_left_out_of_the_name() -> None:
     titles = ["Code Review: Emergence", "Code Review: Energy Sync", "Cargo: predictable dependency management",
               "Code Review: ", "Code Review:Eidolon", "Rust 1.0: status report", "Rust 1.0: the trains", "Announcing Rust 1.26"]
