@@ -1,14 +1,17 @@
 """Stage 5a, rank and cap: score every candidate, then fill the queue in score order under two caps.
 
     score = DENSE_WEIGHT * similarity + LEXICAL_WEIGHT * keyword similarity
-            + ANCHOR_WEIGHT * anchor strength + NEED_WEIGHT * need(target) + DIRECTION_WEIGHT * direction
+            + ANCHOR_WEIGHT * anchor strength + NAME_SAID_WEIGHT * name said
+            + NEED_WEIGHT * need(target) + DIRECTION_WEIGHT * direction
     need  = 0.5 / (1 + inbound content links) + 0.3 * min(depth - 1, 4) / 4 + 0.2 * (target newer than source)
     direction = 2 * (share of the site's dated content links pointing forward in time) - 1, for a newer target
 
 Similarity is cosine similarity of the page vectors (0..1 in practice), keyword similarity the
 TF-IDF cosine of the pages' texts (index.py). Anchor strength (0..1) is
 how much of the target's title the best phrase of the source covers (see anchors.py): a source
-that already names the target in its prose is the best place for a link. need (0..1) favours
+that already names the target in its prose is the best place for a link; name said (0 or 1) is
+whether it writes out the target's whole name (3 words or more), word for word: a page cited by
+its name, whatever else the two pages share, is the likeliest link of all. need (0..1) favours
 targets that few pages link to, that are deep, and that the source predates (an old post
 rarely links to what was written after it). A page with no known depth counts as deep.
 direction (-1..1) is how the site's own editors link in time (see direction()): on a blog whose
@@ -36,6 +39,7 @@ from analysis.load import Corpus
 DENSE_WEIGHT = 1.0
 LEXICAL_WEIGHT = 1.0
 ANCHOR_WEIGHT = 0.5
+NAME_SAID_WEIGHT = 0.3
 NEED_WEIGHT = 0.05
 DIRECTION_WEIGHT = 0.1  # 0.2 gained a little more recall on the blogs but buries more old -> new suggestions
 MAX_TARGET_SHARE = 0.02  # of the whole queue, for any one target (the default hub guard)
@@ -88,7 +92,8 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
     """
     found = finder.search_all(candidates.source, candidates.target)
     scores = (DENSE_WEIGHT * candidates.similarity.astype(np.float64) + LEXICAL_WEIGHT * candidates.lexical
-              + ANCHOR_WEIGHT * found.best + NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
+              + ANCHOR_WEIGHT * found.best + NAME_SAID_WEIGHT * found.name_said
+              + NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
               + DIRECTION_WEIGHT * direction(corpus, candidates.source, candidates.target))
     order = np.lexsort((candidates.target, candidates.source, -scores))
     ranked = Ranked(corpus, candidates, found, finder.names, scores, order)

@@ -655,6 +655,26 @@ def test_a_title_of_common_words_names_its_page_only_where_it_is_written_out(sit
         assert finder.anchors(corpus.urls.index(url(path)), target) == [Anchor("cargo vendor", "title", 0.0)]
 
 
+def test_a_source_that_writes_out_the_targets_name_cites_it_and_that_pair_ranks_first(site: Site) -> None:
+    filler = " ".join(f"Filler sentence {n} about deploys, queues and workers here." for n in range(12))
+    for n in range(8):
+        site.page(f"/other-{n}/", f"Other Page {n}", f"{filler} Unusual{n} words belong to page {n} only.")
+    site.page("/ocr/", "Using OCR to Fix a Hilarious Bug", f"{filler} Optical character recognition found the bug.")
+    site.page("/cites/", "Writing Office Hours", f"{filler} Read \u201cUsing OCR to fix a hilarious bug\u201d first.")
+    site.page("/apart/", "Scanning", f"{filler} To fix a hilarious bug using OCR took time.")
+    site.page("/close/", "Workers", f"{filler} Queues and workers: deploys, deploys and workers again.")
+    corpus = site.corpus()
+    finder = AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles))
+    target, cites, apart, close = (corpus.urls.index(url(path)) for path in ("/ocr/", "/cites/", "/apart/", "/close/"))
+    found = finder.search_all(np.array([cites, apart, close]), np.array([target, target, target]))
+    assert found.best[0] >= 1 and found.best[1] >= 1  # the name check is asked on both: all its words, close together
+    assert found.name_said.tolist() == [True, False, False]  # but only /cites/ writes out the name
+    words = Candidate(source=cites, target=close, similarity=0.85, lexical=0.5, template_linked=False)  # above, but for the name
+    name = Candidate(source=cites, target=target, similarity=0.3, lexical=0.1, template_linked=False)
+    queue, _ = ranked(corpus, [words, name], finder, 1, 4)
+    assert [(item.target, item.anchor.source) for item in queue] == [(target, "text")]
+
+
 def test_a_series_label_that_starts_three_titles_is_left_out_of_the_name() -> None:
     titles = ["Code Review: Emergence", "Code Review: Energy Sync", "Cargo: predictable dependency management",
               "Code Review: ", "Code Review:Eidolon", "Rust 1.0: status report", "Rust 1.0: the trains", "Announcing Rust 1.26"]
