@@ -7,7 +7,7 @@ exists), and runs `scrapy analyze DB --backtest` over several seeds: recall, rec
 per-page cap, hit rate and anchor agreement of the engine beside the seed pipeline and TF-IDF, on
 the same hidden links. Results are also stored in the database's `backtests` table.
 Ten rounds by default: a round hides 30-45 links of a blog, so one hit is 0.02-0.03 of recall, and
-the mean of three seeds moved by 0.04-0.09 against the mean of ten (BENCHMARKS.md, "Quality").
+the mean of three seeds was up to 0.09 off the mean of ten (BENCHMARKS.md, "Quality").
 """
 
 from __future__ import annotations
