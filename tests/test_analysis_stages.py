@@ -635,16 +635,25 @@ def test_the_title_is_the_anchor_when_the_source_never_mentions_the_target(tmp_p
     assert [(item.anchor.text, item.anchor.source, item.anchor.offset) for item in queue] == [(fallback.text, "title", None)] * 3
 
 
-def test_a_title_of_common_words_names_its_page_only_where_it_is_written_out(site: Site) -> None:
-    filler = " ".join(f"Filler sentence {n} about pipelines, cargo and vendor options here." for n in range(12))
-    for n in range(8):  # "cargo" and "vendor" on every page: neither names a page alone
+def filler_site(site: Site, topic: str, pages: list[tuple[str, str, str]]) -> tuple[Corpus, AnchorFinder]:
+    """Eight pages of filler sentences about the topic (so its words are on every page), then these (path, title,
+    sentence) pages, each with the filler before its sentence: the corpus and its anchor finder."""
+    filler = " ".join(f"Filler sentence {n} about {topic} here." for n in range(12))
+    for n in range(8):
         site.page(f"/other-{n}/", f"Other Page {n}", f"{filler} Unusual{n} words belong to page {n} only.")
-    site.page("/vendor/", "cargo vendor", f"{filler} The subcommand copies every dependency into a folder.")
-    site.page("/says-it/", "Downloading", f"{filler} Tools like cargo vendor or a mirror can be used to download code.")
-    site.page("/apart/", "Shipping", f"{filler} Every cargo ship has a vendor on board and a captain.")
-    site.page("/reversed/", "Swapped", f"{filler} The vendor cargo arrived late this week, sadly.")
+    for path, title, sentence in pages:
+        site.page(path, title, f"{filler} {sentence}")
     corpus = site.corpus()
-    finder = AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles))
+    return corpus, AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles))
+
+
+def test_a_title_of_common_words_names_its_page_only_where_it_is_written_out(site: Site) -> None:
+    corpus, finder = filler_site(site, "pipelines, cargo and vendor options", [  # neither word names a page alone
+        ("/vendor/", "cargo vendor", "The subcommand copies every dependency into a folder."),
+        ("/says-it/", "Downloading", "Tools like cargo vendor or a mirror can be used to download code."),
+        ("/apart/", "Shipping", "Every cargo ship has a vendor on board and a captain."),
+        ("/reversed/", "Swapped", "The vendor cargo arrived late this week, sadly."),
+    ])
     assert finder.keywords.idf_of_share(1.0) == pytest.approx(finder.keywords.idf[finder.keywords.vocabulary.ids["vendor"]])
     target = corpus.urls.index(url("/vendor/"))
     says_it = corpus.urls.index(url("/says-it/"))
@@ -656,15 +665,12 @@ def test_a_title_of_common_words_names_its_page_only_where_it_is_written_out(sit
 
 
 def test_a_source_that_writes_out_the_targets_name_cites_it_and_that_pair_ranks_first(site: Site) -> None:
-    filler = " ".join(f"Filler sentence {n} about deploys, queues and workers here." for n in range(12))
-    for n in range(8):
-        site.page(f"/other-{n}/", f"Other Page {n}", f"{filler} Unusual{n} words belong to page {n} only.")
-    site.page("/ocr/", "Using OCR to Fix a Hilarious Bug", f"{filler} Optical character recognition found the bug.")
-    site.page("/cites/", "Writing Office Hours", f"{filler} Read \u201cUsing OCR to fix a hilarious bug\u201d first.")
-    site.page("/apart/", "Scanning", f"{filler} To fix a hilarious bug using OCR took time.")
-    site.page("/close/", "Workers", f"{filler} Queues and workers: deploys, deploys and workers again.")
-    corpus = site.corpus()
-    finder = AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles))
+    corpus, finder = filler_site(site, "deploys, queues and workers", [
+        ("/ocr/", "Using OCR to Fix a Hilarious Bug", "Optical character recognition found the bug."),
+        ("/cites/", "Writing Office Hours", "Read \u201cUsing OCR to fix a hilarious bug\u201d first."),
+        ("/apart/", "Scanning", "To fix a hilarious bug using OCR took time."),
+        ("/close/", "Workers", "Queues and workers: deploys, deploys and workers again."),
+    ])
     target, cites, apart, close = (corpus.urls.index(url(path)) for path in ("/ocr/", "/cites/", "/apart/", "/close/"))
     found = finder.search_all(np.array([cites, apart, close]), np.array([target, target, target]))
     assert found.best[0] >= 1 and found.best[1] >= 1  # the name check is asked on both: all its words, close together
