@@ -45,7 +45,6 @@ TOPIC_WEIGHT = 1.0
 COMMON_SHARE = 0.3  # a word on more pages than this share names nothing by itself
 WHOLE_TITLE_WORDS = 2  # a title of this many words or more, none rare, names its page where it is written out
 SERIES_TITLES = 3  # a "Label: " that starts this many of the site's titles names a series, not the page
-_WORD_CHAR = re.compile(r"\w")
 NAME_SAID_WORDS = 3  # a page name of this many words or more, written out word for word in a source, cites the page
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (select() takes another when one is used)
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
@@ -298,12 +297,16 @@ class Matches:
         return np.concatenate([[0], np.cumsum(self.weights, dtype=np.float64)])
 
 
+_GOES_ON = re.compile(r"[.'\u2019-]?\w")  # after a match: the last word goes on ("1.26" in "1.26.1", "bug" in "bug-free")
+_GOES_BACK = re.compile(r"\w[.'\u2019-]?$")  # before it: the first word started earlier
+
+
 def _says(pattern: re.Pattern[str], text: str) -> bool:
     """The pattern (lower case, starting and ending with a word) matches whole words of the lower-cased text. Searched
     without look-arounds, which would cost the regex engine its fast scan for the first word (8x slower here)."""
     for match in pattern.finditer(text):
         start, end = match.span()
-        if not (start and _WORD_CHAR.match(text, start - 1)) and not _WORD_CHAR.match(text, end):
+        if not _GOES_BACK.search(text, max(0, start - 2), start) and not _GOES_ON.match(text, end):
             return True
     return False
 

@@ -670,11 +670,17 @@ def test_a_source_that_writes_out_the_targets_name_cites_it_and_that_pair_ranks_
         ("/cites/", "Writing Office Hours", "Read \u201cUsing OCR to fix a hilarious bug\u201d first."),
         ("/apart/", "Scanning", "To fix a hilarious bug using OCR took time."),
         ("/close/", "Workers", "Queues and workers: deploys, deploys and workers again."),
+        ("/release/", "Announcing Widget 1.26", "Widget 1.26 ships today."),
+        ("/point-release/", "Point release", "Announcing Widget 1.26.1, which fixes a crash in (Announcing Widget 1.2)."),
+        ("/cites-release/", "Upgrading", "As (announcing widget 1.26) said, upgrade."),
     ])
     target, cites, apart, close = (corpus.urls.index(url(path)) for path in ("/ocr/", "/cites/", "/apart/", "/close/"))
     found = finder.search_all(np.array([cites, apart, close]), np.array([target, target, target]))
     assert found.best[0] >= 1 and found.best[1] >= 1  # the name check is asked on both: all its words, close together
     assert found.name_said.tolist() == [True, False, False]  # but only /cites/ writes out the name
+    release, point, cites_release = (corpus.urls.index(url(path)) for path in ("/release/", "/point-release/", "/cites-release/"))
+    said = finder.names_said(np.array([point, cites_release]), np.array([release, release]), np.array([True, True]))
+    assert said.tolist() == [False, True]  # "1.26.1" and "1.2" are other versions: the name's last word goes on or stops short
     words = Candidate(source=cites, target=close, similarity=0.85, lexical=0.5, template_linked=False)  # above, but for the name
     name = Candidate(source=cites, target=target, similarity=0.3, lexical=0.1, template_linked=False)
     queue, _ = ranked(corpus, [words, name], finder, 1, 4)
