@@ -3,7 +3,8 @@
 Pairs come from both neighbour lists of the index stage (by meaning and by words) and from
 mentions (the source's text holds most of the target's title words); each gets both similarities.
 A pair already linked from the source's main content is dropped; one linked only from nav, footer
-or sidebars stays (that is not an editorial link) and is flagged. Pairs below the threshold are
+or sidebars stays (that is not an editorial link) and is flagged. A listing page (load.py) is no
+source: its text is generated, a list of other pages, with no sentence an editor could link from. Pairs below the threshold are
 unrelated, unless the source mentions the target: an editor links a mention whatever the rest of
 the page is about. Pairs above the upper bound are near-duplicates, reported as cannibalisation
 instead of suggested. Both bounds apply to the embedding similarity.
@@ -84,7 +85,8 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     mentioned = np.isin(pairs, mentioned_codes)
     related = (similarity >= threshold) | mentioned
     duplicate = related & (similarity > max_similarity)
-    keep = related & ~duplicate & ~np.isin(pairs, pair_codes(corpus.content_pairs | set(excluded), pages))
+    keep = (related & ~duplicate & ~np.isin(pairs, pair_codes(corpus.content_pairs | set(excluded), pages))
+            & ~corpus.listings[sources])
     candidates = Candidates(sources[keep], targets[keep], similarity[keep], keywords.similarity(sources[keep], targets[keep]),
                             np.isin(pairs[keep], corpus.template_codes), mentioned[keep])
     first, second = np.minimum(sources, targets)[duplicate], np.maximum(sources, targets)[duplicate]

@@ -23,6 +23,12 @@ Pair = tuple[int, int]
 # not an article: it is neither source nor target of an editorial link. Articles measure under 0.05,
 # listings over 0.18 on the demo site and the shared blogs (see BENCHMARKS.md, "Quality").
 MAX_LINK_DENSITY = 0.15
+# A page whose main text is more than MAX_LINK_DENSITY the anchors of links the extractor kept as text
+# but not as links (post titles in the headings of a category or author page: the crawl files those
+# links under "other") lists other pages too. It stays a target (editors link a series or an author
+# page) but is never a source: its text is generated, with no sentence to put a link in. Anchors
+# shorter than this are left out of that count ("Home", "Next" are found in any text).
+LISTED_ANCHOR_CHARS = 12
 TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014-]\s+")  # "Post title | Site name", "Post - Site"
 URL_DATE = re.compile(r"/((?:19|20)\d{2})/(0[1-9]|1[0-2])/(?:(0[1-9]|[12]\d|3[01])/)?")  # /2023/07/13/post.html, /2023/07/post/
 
@@ -52,6 +58,11 @@ class Corpus:
     # repeats its links on every page: at 100,000 pages a set of tuples would hold millions of them)
     link_spans: list[list[tuple[int, int]]]  # per source: (start, end) of its content links in its text
     orphans: list[dict] = field(default_factory=list)
+    listings: np.ndarray | None = None  # per page: it lists other pages, a target only (LISTED_ANCHOR_CHARS); None: none does
+
+    def __post_init__(self) -> None:
+        if self.listings is None:
+            self.listings = np.zeros(len(self.urls), dtype=bool)
 
     def __len__(self) -> int:
         return len(self.urls)
@@ -102,9 +113,11 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
     resolve = resolver(db)
     rows = [row for row in db.query(
         "SELECT url, title, h1, main_text, content_hash, depth, published, sitemap_only, "
-        "(SELECT coalesce(sum(length(anchor)), 0) FROM links WHERE source = url AND region = 'content') AS link_chars "
+        "(SELECT coalesce(sum(length(anchor)), 0) FROM links WHERE source = url AND region = 'content') AS link_chars, "
+        "(SELECT coalesce(sum(length(anchor)), 0) FROM links WHERE source = url AND region = 'other' AND length(anchor) >= ? "
+        "AND instr(main_text, anchor) > 0) AS listed_chars "
         "FROM pages WHERE gone = 0 AND status = 200 AND is_html = 1 AND NOT noindex AND word_count >= ? ORDER BY url",
-        [min_words],
+        [LISTED_ANCHOR_CHARS, min_words],
     ) if resolve.get(row["url"], row["url"]) == row["url"] and row["link_chars"] <= MAX_LINK_DENSITY * len(row["main_text"] or "")]
     titles = page_titles([row["title"] for row in rows], [row["h1"] for row in rows], [row["url"] for row in rows])
     rows = [row | {"title": title} for row, title in zip(rows, titles) if title is not None]
@@ -119,6 +132,8 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
         texts=[text or "" for text in column["main_text"]], hashes=column["content_hash"], depths=column["depth"],
         published=[date or url_date(url) for date, url in zip(column["published"], column["url"])],
         inbound=[0] * len(rows), content_pairs=set(), template_codes=np.zeros(0, dtype=np.int64), link_spans=[[] for _ in rows],
+        listings=np.array([listed > MAX_LINK_DENSITY * len(text or "") for listed, text in zip(column["listed_chars"], column["main_text"])],
+                          dtype=bool),
     )
     index = corpus.index
     template: list[int] = []  # pair codes linked from outside the content (some from it too)

@@ -26,7 +26,7 @@ from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, s
 from analysis.candidates import Candidate, Candidates, find_candidates
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
 from analysis.index import Keywords, nearest
-from analysis.load import MAX_LINK_DENSITY, Corpus, EmptyCrawl, load_corpus
+from analysis.load import LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, load_corpus
 from analysis.score import Suggestion, rank
 from analysis.words import PHRASE_JOINERS, WORD, Vocabulary, is_stop_word, terms
 from conftest import ROOT
@@ -388,6 +388,31 @@ def test_a_mention_is_a_candidate_below_the_threshold_but_never_a_linked_pair(fi
     assert [(c.source, c.target, c.mentioned) for c in candidates] == [(3, 0, True)]
     assert [(a, b) for a, b, _ in cannibalised] == [(0, 2)]
     assert all(not c.mentioned for c in candidates_of(five, 0.5, 0.9)[0])
+
+
+def test_a_listing_page_is_a_target_but_never_a_source(site: Site) -> None:
+    """A category page lists posts by title, linked from headings the extractor keeps as text only ("other" links)."""
+    slugs = ["french-press-guide", "aeropress-recipes", "chemex-guide"]
+    for i, slug in enumerate(slugs):
+        site.post(f"/p{i}/", slug)
+    entries = [f"{prose(slug).title} - Jane Doe, 12 March 2024. A short excerpt about brewing coffee at home." for slug in slugs]
+    site.page("/category/brewing/", "Category: brewing", " ".join(entries * 2))
+    for slug, i in zip(slugs, range(3)):
+        site.link("/category/brewing/", f"/p{i}/", prose(slug).title, region="other")
+    text = prose("milk-steaming").text
+    site.post("/p3/", "milk-steaming")
+    site.link("/p3/", "/p0/", text[:LISTED_ANCHOR_CHARS], region="other")  # in its text, but a small share of it
+    corpus = site.corpus()
+    listing = corpus.urls.index(url("/category/brewing/"))
+    assert corpus.listings.tolist() == [page == listing for page in range(len(corpus))]
+    vectors = np.random.default_rng(7).standard_normal((len(corpus), 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    keywords = Keywords(corpus.texts)
+    everyone = nearest(vectors, len(corpus))
+    candidates, _ = find_candidates(corpus, vectors, everyone, keywords, everyone, set(), -1.0, 1.0)
+    assert listing not in set(candidates.source.tolist())
+    assert set(candidates.target.tolist()) == set(range(len(corpus)))  # the listing among them
+    assert len(candidates) == (len(corpus) - 1) ** 2
 
 
 # --- stage 5a: rank and cap --------------------------------------------------------------------------------------
