@@ -36,7 +36,7 @@ from analysis.anchors import Anchor, AnchorFinder, Found, with_context
 from analysis.candidates import Candidates
 from analysis.load import Corpus
 
-DENSE_WEIGHT = 1.0
+DENSE_WEIGHT = 0.5  # the model reads a page's first 256 tokens, the keyword similarity all of it (BENCHMARKS.md, "Quality")
 LEXICAL_WEIGHT = 1.0
 ANCHOR_WEIGHT = 0.5
 NAME_SAID_WEIGHT = 0.3

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from analysis.export import neutralise
+from analysis.export import QUEUE_ORDER, neutralise
 from conftest import ROOT, SCRAPY, CrawlRun
 from demo_source import HTML_PAGES, ORPHANS, REDIRECTS, absolute, broken_link_paths, build
 from linkspider.db import open_database
@@ -77,7 +77,7 @@ class Analysed:
         return sqlite_utils.Database(self.db_path)
 
     def suggestions(self) -> list[dict]:
-        return list(self.db.query("SELECT * FROM suggestions ORDER BY score DESC, source, target"))
+        return list(self.db.query(f"SELECT * FROM suggestions ORDER BY {QUEUE_ORDER}"))  # the CSV's order
 
 
 @pytest.fixture(scope="module")
