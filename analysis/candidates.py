@@ -6,8 +6,8 @@ A pair already linked from the source's main content is dropped; one linked only
 or sidebars stays (that is not an editorial link) and is flagged. A listing page (load.py) is no
 source: its text is generated, a list of other pages, with no sentence an editor could link from.
 Pairs below the threshold are unrelated, unless the source mentions the target: an editor links a
-mention whatever the rest of the page is about. Pairs above the upper bound are near-duplicates, reported as cannibalisation
-instead of suggested. Both bounds apply to the embedding similarity.
+mention whatever the rest of the page is about. Pairs above the upper bound are near-duplicates,
+reported as cannibalisation instead of suggested. Both bounds apply to the embedding similarity.
 
 Pairs travel as arrays (a large site has millions); a pair is coded as source * pages + target.
 """
