@@ -182,7 +182,7 @@ class AnchorFinder:
         for row in np.flatnonzero(asked).tolist():  # pairs come sorted by source: each text lower-cased once
             target = int(targets[row])
             if target not in patterns:
-                words = WORD.findall(self.names[target].lower().replace("\u2019", "'"))
+                words = _words(self.names[target])
                 patterns[target] = (re.compile(r"\W+".join(re.escape(word).replace("'", "['\u2019]") for word in words))
                                     if len(words) >= NAME_SAID_WORDS else None)
             if patterns[target] is not None:
@@ -377,11 +377,14 @@ def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.n
     return np.where(rare | ((whole_title > 0) & (title_words >= whole_title)), np.round(strength, 4), 0), ~rare
 
 
+def _words(text: str) -> list[str]:
+    """The text's words, lower case, a curly apostrophe as a straight one: what "word for word" compares."""
+    return WORD.findall(text.lower().replace("\u2019", "'"))
+
+
 def _same_words(phrase: str, title: str) -> bool:
     """The phrase says the title, word for word (case, spacing and punctuation aside)."""
-    def words(text: str) -> list[str]:
-        return WORD.findall(text.lower().replace("\u2019", "'"))
-    return words(phrase) == words(title)
+    return _words(phrase) == _words(title)
 
 
 def _best(pair: np.ndarray, strength: np.ndarray, preference: np.ndarray, starts: np.ndarray, ends: np.ndarray,
