@@ -9,8 +9,9 @@ canonicalises to B counts as a link to B.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection
 from dataclasses import dataclass, field
+from itertools import chain
 
 import re
 from urllib.parse import urlsplit
@@ -33,9 +34,15 @@ TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014-]\s+")  # "Post title | Site n
 URL_DATE = re.compile(r"/((?:19|20)\d{2})/(0[1-9]|1[0-2])/(?:(0[1-9]|[12]\d|3[01])/)?")  # /2023/07/13/post.html, /2023/07/post/
 
 
-def pair_codes(pairs: Iterable[Pair], pages: int) -> np.ndarray:
+def pair_array(pairs: Collection[Pair]) -> np.ndarray:
+    """The pairs as an (n, 2) array, in the collection's order, made without Python arithmetic per pair."""
+    return np.fromiter(chain.from_iterable(pairs), dtype=np.int64, count=2 * len(pairs)).reshape(-1, 2)
+
+
+def pair_codes(pairs: Collection[Pair], pages: int) -> np.ndarray:
     """(source, target) pairs as sorted numbers source * pages + target: what numpy sorts and searches."""
-    return np.array(sorted(source * pages + target for source, target in pairs), dtype=np.int64)
+    ends = pair_array(pairs)
+    return np.sort(ends[:, 0] * pages + ends[:, 1])
 
 
 class EmptyCrawl(ValueError):

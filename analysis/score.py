@@ -34,7 +34,7 @@ import numpy as np
 
 from analysis.anchors import Anchor, AnchorFinder, Found, with_context
 from analysis.candidates import Candidates
-from analysis.load import Corpus
+from analysis.load import Corpus, pair_array
 
 DENSE_WEIGHT = 0.5  # the model reads a page's first 256 tokens, the keyword similarity all of it (BENCHMARKS.md, "Quality")
 LEXICAL_WEIGHT = 1.0
@@ -76,7 +76,7 @@ def direction(corpus: Corpus, sources: np.ndarray, targets: np.ndarray) -> np.nd
     editors go back to old posts links both ways and leans neither way. Dates are compared by day.
     """
     dates = np.array([(date or "")[:10] for date in corpus.published])
-    pairs = np.array(sorted(corpus.content_pairs), dtype=np.int64).reshape(-1, 2)
+    pairs = pair_array(corpus.content_pairs)
     linking, linked = dates[pairs[:, 0]], dates[pairs[:, 1]]
     dated = (linking != "") & (linked != "") & (linking != linked)
     lean = 2 * (int((linked[dated] > linking[dated]).sum()) + 1) / (int(dated.sum()) + 2) - 1
@@ -173,7 +173,8 @@ def _free_anchor(anchors: Iterable[Anchor], target: int, used: Counter[tuple[str
     for anchor in anchors:
         if used[anchor.text.lower(), target] >= SAME_ANCHOR_PAGES:
             continue
-        if anchor.span and any(anchor.span[0] < end and start < anchor.span[1] for start, end in spans):
+        span = anchor.span
+        if span and any(span[0] < end and start < span[1] for start, end in spans):
             continue
         return anchor
     return anchor  # the last: the title fallback

@@ -479,8 +479,8 @@ class SyntheticSite:
                 links.append((start, start + len(anchor)))
             spans.append(sorted(links))
         newest = list(range(min(10, self.pages)))  # pages are numbered newest first
-        template_codes = pair_codes(((page, target) for page in range(self.pages) for target in newest
-                                     if target != page and (page, target) not in content_pairs), self.pages)
+        template_codes = pair_codes([(page, target) for page in range(self.pages) for target in newest
+                                     if target != page and (page, target) not in content_pairs], self.pages)
         inbound = np.bincount([target for _, target in content_pairs], minlength=self.pages).tolist()
         day = np.datetime64("2024-06-01") - (np.arange(self.pages) * 3650 // max(self.pages, 1)).astype("timedelta64[D]")
         return Corpus(
