@@ -62,6 +62,7 @@ class Proposal:
     threshold: float
     max_per_target: int
     embedded: int
+    by_meaning_only: bool = False  # past KEYWORD_NEIGHBOURS_LIMIT: no keyword neighbours, no title mentions
 
 
 @dataclass
@@ -97,7 +98,7 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
     candidates, cannibalised, keywords, embedded = _candidates(db, corpus, options, threshold, timings, excluded)
     with timed(timings, "rank+anchor"):
         queue, hubs, cap = rank(corpus, candidates, AnchorFinder(corpus, keywords), options.max_per_page, options.max_per_target)
-    return Proposal(queue, hubs, cannibalised, threshold, cap, embedded)
+    return Proposal(queue, hubs, cannibalised, threshold, cap, embedded, len(corpus) > KEYWORD_NEIGHBOURS_LIMIT)
 
 
 def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, threshold: float, timings: dict[str, float],

@@ -958,7 +958,9 @@ def test_past_the_keyword_limit_candidates_come_from_meaning_alone(tmp_path: Pat
     db = open_database(tmp_path / "site.db")
 
     def pairs() -> set[tuple[int, int]]:
-        return {(item.source, item.target) for item in pipeline.propose(db, corpus, pipeline.Options(threshold=0.5, progress=False), {}).queue}
+        proposal = pipeline.propose(db, corpus, pipeline.Options(threshold=0.5, progress=False), {})
+        assert proposal.by_meaning_only == (pages > pipeline.KEYWORD_NEIGHBOURS_LIMIT)  # what the summary's note reads
+        return {(item.source, item.target) for item in proposal.queue}
 
     assert (0, 3) in pairs()  # the mention, whatever its similarity
     monkeypatch.setattr(pipeline, "KEYWORD_NEIGHBOURS_LIMIT", pages - 1)
