@@ -108,19 +108,20 @@ class Keywords:
         self.vocabulary = Vocabulary()
         self._texts, kept, kept_words = texts if isinstance(texts, list) else None, [], 0
         pages = zip(texts) if titles is None else zip(titles, texts)
+        parts = 1 if titles is None else 2  # texts a page
         terms_per_page, columns, counts = [], [], []  # a block of pages each
-        for block in _blocks(pages, self.BLOCK_CHARACTERS):
-            parts = len(block[0])
-            tokens = self.vocabulary.tokenize([part for page in block for part in page])
+        blocks = ([part for page in block for part in page] for block in _blocks(pages, self.BLOCK_CHARACTERS))
+        for tokens in self.vocabulary.tokenize_all(blocks, THREADS):
+            block = len(tokens.counts) // parts  # pages
             if self._texts is not None:
-                kept.append(tokens.select(np.arange(parts - 1, len(block) * parts, parts)))
+                kept.append(tokens.select(np.arange(parts - 1, block * parts, parts)))
                 kept_words += len(kept[-1].ids)
                 if kept_words > self.KEEP_WORDS:
                     self._texts, kept = None, []
             content = tokens.ids != STOP
-            page = np.repeat(np.arange(len(block) * parts, dtype=np.int64) // parts, tokens.counts)[content]
+            page = np.repeat(np.arange(block * parts, dtype=np.int64) // parts, tokens.counts)[content]
             present, count = np.unique(page << 32 | tokens.ids[content], return_counts=True)  # (page, term), sorted
-            terms_per_page.append(np.bincount(present >> 32, minlength=len(block)))
+            terms_per_page.append(np.bincount(present >> 32, minlength=block))
             columns.append((present & 0xFFFFFFFF).astype(np.int32))
             counts.append(count.astype(np.float32))
         rows = np.concatenate([np.zeros(0, dtype=np.int64), *terms_per_page])

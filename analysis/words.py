@@ -3,13 +3,17 @@
 The keyword index and the anchor search share one :class:`Vocabulary`, so a term has the same id
 in both. It splits a block of texts into words with numpy passes over the code points (the words'
 offsets), finds most words' ids by packing their spellings into numbers (a sorted table, no Python
-per word), and stems each distinct spelling once.
+per word), and stems each distinct spelling once. Splitting is safe in any thread, so the keyword
+fit splits the next blocks in threads (tokenize_all) while ids are given block after block.
 """
 
 from __future__ import annotations
 
 import re
 import threading
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -72,6 +76,18 @@ class Tokens:
         return cls(*(np.concatenate([getattr(part, name) for part in parts]) for name in ("ids", "starts", "ends", "joined", "counts")))
 
 
+@dataclass
+class Split:
+    """Vocabulary.split of some texts: their tokens, with the ids of the words it could not look up still to find."""
+
+    tokens: Tokens
+    text: str  # the texts end to end
+    starts: np.ndarray  # of each word in text
+    ends: np.ndarray
+    keys: np.ndarray  # the packed spelling of each word (_pack)
+    unknown: np.ndarray  # the words whose ids are still to find
+
+
 class Vocabulary:
     """Term ids for the stemmed content words of a corpus, assigned as words are first seen."""
 
@@ -93,9 +109,28 @@ class Vocabulary:
         return self.ids[term]
 
     def tokenize(self, texts: list[str]) -> Tokens:
-        """The words of the texts with their offsets. The texts are laid end to end on separate lines, and a few
-        numpy passes over the code points find the words: runs of the regex's word characters, with single
-        WORD_JOINERS inside (what WORD finds)."""
+        """The words of the texts with their offsets and term ids."""
+        return self.identify(self.split(texts))
+
+    def tokenize_all(self, blocks: Iterable[list[str]], threads: int) -> Iterator[Tokens]:
+        """tokenize() of each block of texts, in order, the next blocks split (and looked up among the spellings
+        known so far) in `threads` threads meanwhile: ids are still given in text order, block after block."""
+        with ThreadPoolExecutor(threads) as pool:
+            ahead: deque[Future[Split]] = deque()
+            for block in blocks:
+                ahead.append(pool.submit(self.split, block))
+                if len(ahead) > threads:
+                    yield self.identify(ahead.popleft().result())
+            while ahead:
+                yield self.identify(ahead.popleft().result())
+
+    def split(self, texts: list[str]) -> Split:
+        """The words of the texts, and their ids where the spellings known now give them (safe in any thread).
+
+        The texts are laid end to end on separate lines, and a few numpy passes over the code points
+        find the words: runs of the regex's word characters, with single WORD_JOINERS inside (what
+        WORD finds). A short word is packed into a number (_pack) and looked up among the packed
+        spellings seen."""
         text = "\n".join(texts)  # a line break is neither in a word nor in a phrase
         codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         in_word = _word_characters(codes)
@@ -105,34 +140,39 @@ class Vocabulary:
         text_starts = np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
         text_of = np.searchsorted(text_starts, starts, "right") - 1
         joined = (starts[1:] - ends[:-1] == 1) & _among(codes[ends[:-1]], PHRASE_JOINERS)
-        return Tokens(
-            ids=self._term_ids(text, codes, starts, ends),
-            starts=(starts - text_starts[text_of]).astype(np.int32),
-            ends=(ends - text_starts[text_of]).astype(np.int32),
-            joined=np.append(joined, False),
-            counts=np.bincount(text_of, minlength=len(texts)),
-        )
-
-    def _term_ids(self, text: str, codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-        """The term id of each word (STOP for stop words). A short word is packed into a number (_pack) and looked up
-        among the packed spellings seen. The spelling dict answers the rest: each new packed spelling once, every
-        word that cannot be packed, in text order, so that ids are given in the order words are first seen."""
         keys = _pack(codes, starts, ends)
-        packed, packed_ids = self._packed
-        at = np.minimum(np.searchsorted(packed, keys), len(packed) - 1)
-        ids = packed_ids[at]
-        unknown = np.flatnonzero((packed[at] != keys) | (keys == 0))
+        ids, unknown = self._known(keys, np.arange(len(keys)))
+        tokens = Tokens(ids=ids, starts=(starts - text_starts[text_of]).astype(np.int32),
+                        ends=(ends - text_starts[text_of]).astype(np.int32), joined=np.append(joined, False),
+                        counts=np.bincount(text_of, minlength=len(texts)))
+        return Split(tokens, text, starts, ends, keys, unknown)
+
+    def identify(self, split: Split) -> Tokens:
+        """The split's tokens with every id: the words its look-up left unknown are looked up again (other blocks
+        may have been identified since), then the spelling dict answers the rest, each new packed spelling once
+        and every word that cannot be packed, in text order, so that ids are given in the order words are first
+        seen. Blocks are identified one at a time, in text order."""
+        ids, keys = split.tokens.ids, split.keys
+        found, unknown = self._known(keys[split.unknown], split.unknown)
+        ids[split.unknown] = found
         if len(unknown):
             new, first, inverse = np.unique(keys[unknown], return_index=True, return_inverse=True)
             packable = keys[unknown] > 0
             asked = np.sort(np.concatenate([first[new > 0], np.flatnonzero(~packable)]))
             found = np.zeros(len(unknown), dtype=np.int32)
-            spans = zip(starts[unknown[asked]].tolist(), ends[unknown[asked]].tolist())
-            found[asked] = np.fromiter((self._spelling[text[start:end]] for start, end in spans), dtype=np.int32, count=len(asked))
+            spans = zip(split.starts[unknown[asked]].tolist(), split.ends[unknown[asked]].tolist())
+            found[asked] = np.fromiter((self._spelling[split.text[start:end]] for start, end in spans), dtype=np.int32,
+                                       count=len(asked))
             found[packable] = found[first[inverse[packable]]]  # the id of the first word packed the same
             ids[unknown] = found
             self._remember(new[new > 0], found[first[new > 0]])
-        return ids
+        return split.tokens
+
+    def _known(self, keys: np.ndarray, places: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(ids of these packed words among the spellings known now, the places of those not known, or not packed)."""
+        packed, packed_ids = self._packed
+        at = np.minimum(np.searchsorted(packed, keys), len(packed) - 1)
+        return packed_ids[at], places[(packed[at] != keys) | (keys == 0)]
 
     def _remember(self, keys: np.ndarray, ids: np.ndarray) -> None:
         """Add these packed spellings (sorted, distinct) and their ids to the table; threads tokenise at once."""

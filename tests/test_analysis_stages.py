@@ -916,6 +916,10 @@ def test_term_ids_are_given_in_the_order_words_are_first_seen_whether_looked_up_
     assert ids == expected_ids and vocabulary.terms == expected.terms
     again = vocabulary.tokenize(texts)
     assert again.ids.tolist() == [i for page in expected_ids for i in page] and vocabulary.terms == expected.terms
+    threaded = Vocabulary()  # later blocks split, and looked up among the spellings known then, before earlier ones get ids
+    blocks = (texts[start:start + 7] for start in range(0, len(texts), 7))
+    ids = [part.tolist() for tokens in threaded.tokenize_all(blocks, threads=2) for part in np.split(tokens.ids, np.cumsum(tokens.counts)[:-1])]
+    assert ids == expected_ids and threaded.terms == expected.terms
 
 
 def test_blocked_words_are_those_overlapping_a_link_or_inside_a_sentence_repeating_the_title() -> None:
