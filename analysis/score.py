@@ -76,11 +76,13 @@ def direction(corpus: Corpus, sources: np.ndarray, targets: np.ndarray) -> np.nd
     editors go back to old posts links both ways and leans neither way. Dates are compared by day.
     """
     dates = np.array([(date or "")[:10] for date in corpus.published])
+    has_date = dates != ""
+    _, day = np.unique(dates, return_inverse=True)  # dates sort as text: compared as their ranks, not as strings
     pairs = pair_array(corpus.content_pairs)
-    linking, linked = dates[pairs[:, 0]], dates[pairs[:, 1]]
-    dated = (linking != "") & (linked != "") & (linking != linked)
+    linking, linked = day[pairs[:, 0]], day[pairs[:, 1]]
+    dated = has_date[pairs[:, 0]] & has_date[pairs[:, 1]] & (linking != linked)
     lean = 2 * (int((linked[dated] > linking[dated]).sum()) + 1) / (int(dated.sum()) + 2) - 1
-    return lean * ((dates[sources] != "") & (dates[targets] > dates[sources]))
+    return lean * (has_date[sources] & (day[targets] > day[sources]))
 
 
 def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_page: int,
