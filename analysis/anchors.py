@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from analysis.index import THREADS, Keywords
-from analysis.load import Corpus
+from analysis.load import Corpus, distinct
 from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, phrases_of
 from analysis.words import WORD, terms
 from linkspider.sentences import sentence_at
@@ -156,7 +156,7 @@ class AnchorFinder:
     def search_all(self, sources: np.ndarray, targets: np.ndarray) -> Found:
         """Anchors for many pairs, a block of sources at a time, THREADS blocks at once (each fills its own rows)."""
         found = Found.empty(len(sources))
-        names = self._target_terms_of(np.unique(targets))
+        names = self._target_terms_of(distinct(targets))
 
         def search(block: tuple[list[int], np.ndarray]) -> None:
             pages, rows = block
@@ -202,7 +202,7 @@ class AnchorFinder:
         words = np.cumsum([len(self.corpus.texts[page]) // 6 for page in pages.tolist()])
         blocks = THREADS * max(1, math.ceil(words[-1] / (THREADS * BLOCK_WORDS)))
         cuts = np.searchsorted(words, words[-1] * np.arange(1, blocks) / blocks) + 1  # after the page reaching each share
-        edges = [0, *np.unique(np.minimum(cuts, len(pages))).tolist(), len(pages)]
+        edges = [0, *distinct(np.minimum(cuts, len(pages))).tolist(), len(pages)]
         for start, end in zip(edges, edges[1:]):
             if start < end:
                 yield pages[start:end].tolist(), order[bounds[start]:bounds[end]]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from analysis.index import Keywords
-from analysis.load import Corpus, Pair, pair_codes
+from analysis.load import Corpus, Pair, among, distinct, pair_codes
 
 Neighbours = tuple[np.ndarray, np.ndarray]  # (similarities, indices), one row per page
 # Vectors gathered per step for the similarities: 2 x 12.6 MB at 384 dimensions. Below glibc's 32 MB ceiling a freed
@@ -76,19 +76,19 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     """(candidates, cannibalisation pairs (a, b, similarity) with a < b) from each page's neighbours and mentions."""
     pages = len(corpus)
     mentioned_codes = pair_codes(mentions, pages)
-    pairs = np.unique(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentioned_codes]))
+    pairs = distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentioned_codes]))
     sources, targets = pairs // pages, pairs % pages
     similarity = np.empty(len(pairs), dtype=np.float32)
     for start in range(0, len(pairs), PAIRS_AT_ONCE):
         part = slice(start, start + PAIRS_AT_ONCE)
         similarity[part] = (vectors[sources[part]] * vectors[targets[part]]).sum(axis=1)  # einsum: 3x slower here
-    mentioned = np.isin(pairs, mentioned_codes)
+    mentioned = among(pairs, mentioned_codes)
     related = (similarity >= threshold) | mentioned
     duplicate = related & (similarity > max_similarity)
-    keep = (related & ~duplicate & ~np.isin(pairs, pair_codes(corpus.content_pairs | set(excluded), pages))
+    keep = (related & ~duplicate & ~among(pairs, pair_codes(corpus.content_pairs | set(excluded), pages))
             & ~corpus.listings[sources])
     candidates = Candidates(sources[keep], targets[keep], similarity[keep], keywords.similarity(sources[keep], targets[keep]),
-                            np.isin(pairs[keep], corpus.template_codes), mentioned[keep])
+                            among(pairs[keep], corpus.template_codes), mentioned[keep])
     first, second = np.minimum(sources, targets)[duplicate], np.maximum(sources, targets)[duplicate]
     unique, where = np.unique(first * pages + second, return_index=True)
     cannibalised = list(zip((unique // pages).tolist(), (unique % pages).tolist(), similarity[duplicate][where].tolist()))

@@ -45,6 +45,19 @@ def pair_codes(pairs: Collection[Pair], pages: int) -> np.ndarray:
     return np.sort(ends[:, 0] * pages + ends[:, 1])
 
 
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted. np.unique without return_* hashes them (numpy 2.3 on), 60x slower than a sort on
+    900k pair codes here (BENCHMARKS.md, "Analysis"), and np.isin and np.setdiff1d call it."""
+    ordered = np.sort(values)
+    return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])] if len(ordered) else ordered
+
+
+def among(values: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """Which values are in members (sorted), by binary search."""
+    at = np.minimum(np.searchsorted(members, values), max(len(members) - 1, 0))
+    return members[at] == values if len(members) else np.zeros(len(values), dtype=bool)
+
+
 class EmptyCrawl(ValueError):
     """Too few pages to analyse; the message says why and what to do."""
 
@@ -165,7 +178,8 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
             corpus.content_pairs.add((i, j))
         else:
             template.append(i * len(rows) + j)
-    corpus.template_codes = np.setdiff1d(np.array(template, dtype=np.int64), pair_codes(corpus.content_pairs, len(rows)))
+    template_codes = distinct(np.array(template, dtype=np.int64))
+    corpus.template_codes = template_codes[~among(template_codes, pair_codes(corpus.content_pairs, len(rows)))]
     counts = Counter(j for _, j in corpus.content_pairs)
     corpus.inbound = [counts[j] for j in range(len(corpus))]
     nav_inbound = np.bincount(corpus.template_codes % len(rows), minlength=len(rows)).tolist()

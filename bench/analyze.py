@@ -558,12 +558,14 @@ def pair_nonzeros(keywords: Any, neighbour_lists: list[np.ndarray], mentions: se
     find_candidates vectors[sources] and vectors[targets], one 384-d row per pair each): their size is
     what find_candidates needs in memory. Counted with numpy, not a set of tuples, to stay small.
     """
+    from analysis.load import distinct
+
     pages = keywords.matrix.shape[0]
     codes = [np.fromiter((source * pages + target for source, target in mentions), dtype=np.int64, count=len(mentions))]
     for indices in neighbour_lists:
         rows = np.arange(len(indices))[:, None]
         codes.append((rows * pages + indices)[(indices >= 0) & (indices != rows)])
-    pairs = np.unique(np.concatenate(codes))
+    pairs = distinct(np.concatenate(codes))
     row_nonzeros = np.diff(keywords.matrix.indptr)
     return {"pairs": len(pairs), "nonzeros": int(row_nonzeros[pairs // pages].sum() + row_nonzeros[pairs % pages].sum())}
 

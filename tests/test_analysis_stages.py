@@ -26,7 +26,7 @@ from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, s
 from analysis.candidates import Candidate, Candidates, find_candidates
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
 from analysis.index import Keywords, nearest
-from analysis.load import LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, load_corpus
+from analysis.load import LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, among, distinct, load_corpus
 from analysis.score import Suggestion, rank
 from analysis.words import PHRASE_JOINERS, WORD, Vocabulary, is_stop_word, terms
 from conftest import ROOT
@@ -969,6 +969,15 @@ def test_past_the_keyword_limit_candidates_come_from_meaning_alone(tmp_path: Pat
     assert (0, 3) in pairs()  # the mention, whatever its similarity
     monkeypatch.setattr(pipeline, "KEYWORD_NEIGHBOURS_LIMIT", pages - 1)
     assert pairs() == {(0, 1), (1, 0), (2, 3), (3, 2), (4, 5), (5, 4)}
+
+
+def test_distinct_and_among_are_np_unique_and_np_isin_without_the_hashing() -> None:
+    rng = np.random.default_rng(5)
+    for size in (0, 1, 2, 50, 5000):
+        values = rng.integers(-5, 300, size)
+        assert distinct(values).tolist() == np.unique(values).tolist()
+        for members in (np.zeros(0, dtype=np.int64), np.sort(rng.integers(0, 300, int(rng.integers(1, 100))))):  # repeats too
+            assert among(values, members).tolist() == np.isin(values, members).tolist()
 
 
 def test_dates_come_from_blog_style_urls_when_the_page_declares_none() -> None:
