@@ -26,7 +26,6 @@ leaves 94% of the candidates of the 30,000-page synthetic site able to enter, so
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -131,28 +130,32 @@ class Ranked:
     order: np.ndarray
 
     def select(self, max_per_page: int, max_per_target: int) -> tuple[list[Suggestion], dict[int, int]]:
-        """Fill the queue in score order under both caps, giving each suggestion an anchor not used for its target yet."""
-        per_source: Counter[int] = Counter()
-        per_target: Counter[int] = Counter()
-        wanted: Counter[int] = Counter()
-        used_anchors: Counter[tuple[str, int]] = Counter()
+        """Fill the queue in score order under both caps, giving each suggestion an anchor not used for its target yet.
+
+        Counts are plain dicts read with get(): a Counter answers a missing key through a Python method, and most
+        keys are missing once here."""
+        per_source: dict[int, int] = {}
+        per_target: dict[int, int] = {}
+        wanted: dict[int, int] = {}
+        used_anchors: dict[tuple[str, int], int] = {}
         used_spans: dict[int, list[tuple[int, int]]] = {}
         queue = []
         rows = self._rows_that_matter(max_per_page, max_per_target)
         for row, source, target in zip(rows.tolist(), self.candidates.source[rows].tolist(), self.candidates.target[rows].tolist()):
-            if per_source[source] >= max_per_page:
+            if per_source.get(source, 0) >= max_per_page:
                 continue
-            wanted[target] += 1
-            if per_target[target] >= max_per_target:
+            wanted[target] = wanted.get(target, 0) + 1
+            if per_target.get(target, 0) >= max_per_target:
                 continue
             options = self.found.anchors(row, self.corpus.texts[source], self.names[target])
             anchor = _free_anchor(options, target, used_anchors, used_spans.setdefault(source, []))
             queue.append(Suggestion(source, target, float(self.candidates.similarity[row]), round(float(self.scores[row]), 4),
                                     anchor, bool(self.candidates.template_linked[row])))
-            per_source[source] += 1
-            per_target[target] += 1
-            used_anchors[(anchor.text.lower(), target)] += 1
-            if anchor.span:
+            per_source[source] = per_source.get(source, 0) + 1
+            per_target[target] = per_target.get(target, 0) + 1
+            key = (anchor.text.lower(), target)
+            used_anchors[key] = used_anchors.get(key, 0) + 1
+            if anchor.offset is not None:
                 used_spans[source].append(anchor.span)
         return queue, {target: count for target, count in wanted.items() if count > max_per_target}
 
@@ -170,13 +173,14 @@ class Ranked:
         return first
 
 
-def _free_anchor(anchors: Iterable[Anchor], target: int, used: Counter[tuple[str, int]], spans: list[tuple[int, int]]) -> Anchor:
+def _free_anchor(anchors: Iterable[Anchor], target: int, used: dict[tuple[str, int], int], spans: list[tuple[int, int]]) -> Anchor:
     """The best anchor not yet pointing at this target from SAME_ANCHOR_PAGES pages and not overlapping this source's others."""
     for anchor in anchors:
-        if used[anchor.text.lower(), target] >= SAME_ANCHOR_PAGES:
+        if used.get((anchor.text.lower(), target), 0) >= SAME_ANCHOR_PAGES:
             continue
-        span = anchor.span
-        if span and any(span[0] < end and start < span[1] for start, end in spans):
-            continue
+        if anchor.offset is not None:
+            first, last = anchor.offset, anchor.offset + len(anchor.text)
+            if any(first < end and start < last for start, end in spans):
+                continue
         return anchor
     return anchor  # the last: the title fallback
