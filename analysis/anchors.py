@@ -215,8 +215,9 @@ class AnchorFinder:
         topic_owner = np.repeat(targets, [len(ids) for ids, _ in topic])
         title_codes, topic_codes = title_owner * columns + title_ids, topic_owner * columns + topic_ids
         by_code = np.argsort(title_codes)
-        both = among(topic_codes, title_codes[by_code])
-        title_weights[by_code[np.searchsorted(title_codes[by_code], topic_codes[both])]] += topic_weights[both]
+        ordered = title_codes[by_code]
+        both = among(topic_codes, ordered)  # a topic word that is a title word too: its weight adds to the title word's
+        title_weights[by_code[np.searchsorted(ordered, topic_codes[both])]] += topic_weights[both]
         owner = np.concatenate([title_owner, topic_owner[~both]])
         titled = np.concatenate([np.ones(len(title_ids), dtype=bool), np.zeros(int((~both).sum()), dtype=bool)])
         order = np.lexsort((~titled, owner))  # stable: each target's title words in order, then its other topic words

@@ -155,7 +155,7 @@ class Ranked:
             per_target[target] = per_target.get(target, 0) + 1
             key = (anchor.text.lower(), target)
             used_anchors[key] = used_anchors.get(key, 0) + 1
-            if anchor.offset is not None:
+            if anchor.span:
                 used_spans[source].append(anchor.span)
         return queue, {target: count for target, count in wanted.items() if count > max_per_target}
 
@@ -178,9 +178,8 @@ def _free_anchor(anchors: Iterable[Anchor], target: int, used: dict[tuple[str, i
     for anchor in anchors:
         if used.get((anchor.text.lower(), target), 0) >= SAME_ANCHOR_PAGES:
             continue
-        if anchor.offset is not None:
-            first, last = anchor.offset, anchor.offset + len(anchor.text)
-            if any(first < end and start < last for start, end in spans):
-                continue
+        span = anchor.span
+        if span and any(span[0] < end and start < span[1] for start, end in spans):
+            continue
         return anchor
     return anchor  # the last: the title fallback
