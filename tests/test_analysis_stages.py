@@ -28,7 +28,7 @@ from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, 
 from analysis.index import Keywords, nearest
 from analysis.load import LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, among, distinct, load_corpus
 from analysis.score import Suggestion, rank
-from analysis.words import PHRASE_JOINERS, WORD, Vocabulary, is_stop_word, terms
+from analysis.words import PHRASE_JOINERS, WORD, PackedSpellings, Vocabulary, is_stop_word, terms
 from conftest import ROOT
 from linkspider.db import open_database
 from linkspider.sentences import sentence_at, sentence_spans
@@ -920,6 +920,28 @@ def test_term_ids_are_given_in_the_order_words_are_first_seen_whether_looked_up_
     blocks = (texts[start:start + 7] for start in range(0, len(texts), 7))
     ids = [part.tolist() for tokens in threaded.tokenize_all(blocks, threads=2) for part in np.split(tokens.ids, np.cumsum(tokens.counts)[:-1])]
     assert ids == expected_ids and threaded.terms == expected.terms
+
+
+def test_packed_spellings_answer_as_a_dict_would_through_collisions_growth_and_unknown_keys() -> None:
+    """The hash table of packed spellings: every key added (in rounds that pass half full and rebuild it) is found with
+    its id, keys never added and 0 are not, and a table already shared is never changed by a later addition."""
+    rng = np.random.default_rng(5)
+    keys = distinct(rng.integers(1, 2**60, 5_000, dtype=np.uint64))
+    keys = np.concatenate([keys, keys[:200] + np.uint64(1 << 58)])  # same low bits: neighbours in a small table
+    keys = keys[np.argsort(rng.random(len(keys)))]
+    ids = rng.integers(0, 1 << 30, len(keys)).astype(np.int32)
+    expected: dict[int, int] = {}
+    table = PackedSpellings()
+    for start in range(0, len(keys), 700):
+        before = table
+        snapshot = before.keys.copy()
+        table = table.with_added(keys[start:start + 700], ids[start:start + 700])
+        expected.update(zip(keys[start:start + 700].tolist(), ids[start:start + 700].tolist()))
+        assert (before.keys == snapshot).all() and 2 * table.held <= len(table.keys)
+        asked = np.concatenate([keys, rng.integers(1, 2**60, 500, dtype=np.uint64), np.zeros(3, dtype=np.uint64)])
+        found, known = table.get(asked)
+        assert known.tolist() == [key in expected for key in asked.tolist()]
+        assert found[known].tolist() == [expected[key] for key in asked[known].tolist()]
 
 
 def test_blocked_words_are_those_overlapping_a_link_or_inside_a_sentence_repeating_the_title() -> None:
