@@ -19,7 +19,7 @@ import sqlite_utils
 
 from conftest import ROOT, SCRAPY, run_crawl
 from linkspider.localserver import serve
-from tinysite import tiny_site
+from tinysite import SLUGS, tiny_site
 
 NEW_POST = "brewing-temperature"
 
@@ -62,7 +62,9 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> Batch:
         queue = list(statuses(db))
         rejected, approved, linked = queue[0], queue[1], queue[2]
         involved = {page for pair in (rejected, approved, linked) for page in pair}
-        removed, edited = [page for page in sorted({page for pair in queue for page in pair}) if page not in involved][:2]
+        removed = min({page for pair in queue for page in pair} - involved)  # a page with suggestions of its own
+        posts = [url.rstrip("/") + f"/blog/{slug}/" for slug in sorted(SLUGS)]
+        edited = next(page for page in posts if page not in involved | {removed})  # queued or not: any other post
 
         decisions = db.with_suffix(".suggestions.csv")
         with open(decisions, newline="") as handle:
