@@ -14,6 +14,7 @@ import numpy as np
 
 from analysis.index import Keywords
 from analysis.load import Corpus
+from analysis.lookup import HashTable
 from analysis.words import STOP, Tokens
 from linkspider.sentences import sentence_at, sentence_spans
 
@@ -27,8 +28,9 @@ class Phrases:
     ids: np.ndarray  # term id per word (STOP for stop words)
     starts: np.ndarray  # character offsets in the word's own page
     ends: np.ndarray
-    keys: np.ndarray  # (page, term) per word, sorted: where each term occurs on each page (see key)
-    order: np.ndarray  # the words in key order
+    order: np.ndarray  # the words sorted by their (page, term) key (see key): where each term occurs on each page
+    runs: np.ndarray  # where the words of each distinct key start in that order, then the number of words
+    run_of: HashTable  # distinct key -> its run
     valid: np.ndarray  # (words, sizes): the window of this size starting at this word may be an anchor
     content_before: np.ndarray  # non-stop words before each word
     previous_same: np.ndarray  # the previous word of the same page with the same term, -1 if none
@@ -37,6 +39,13 @@ class Phrases:
     def key(self, page: np.ndarray, term: np.ndarray) -> np.ndarray:
         """The sort key of a term on a page (page is the position among the pages these phrases were made of)."""
         return page * (self.terms + 1) + term + 1
+
+    def occurrences(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) of each key in keys: where the words of that term on that page are in key order (low == high
+        for none). What two binary searches give, from one hash look-up (lookup.py)."""
+        run, known = self.run_of.get(keys.astype(np.uint64))
+        low = self.runs[run]
+        return low, np.where(known, self.runs[run + 1], low)
 
 
 def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
@@ -56,10 +65,15 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
     terms = len(keywords.vocabulary)
     keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
     order = np.argsort(keys, kind="stable")
+    keys = keys[order]
     previous_same = np.full(count, -1, dtype=np.int64)
-    repeated = np.flatnonzero(keys[order][1:] == keys[order][:-1]) + 1
+    repeated = np.flatnonzero(keys[1:] == keys[:-1]) + 1
     previous_same[order[repeated]] = order[repeated - 1]
-    return Phrases(ids, tokens.starts, tokens.ends, keys[order], order, valid, np.concatenate([[0], np.cumsum(~stop)]), previous_same, terms)
+    runs = np.flatnonzero(np.diff(keys, prepend=-1))
+    asked = keys[runs] != 0  # 0: a stop word of the first page, which no term asks for
+    run_of = HashTable.of(keys[runs[asked]].astype(np.uint64), np.flatnonzero(asked))
+    return Phrases(ids, tokens.starts, tokens.ends, order, np.append(runs, count), run_of, valid,
+                   np.concatenate([[0], np.cumsum(~stop)]), previous_same, terms)
 
 
 def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:

@@ -20,6 +20,8 @@ from functools import lru_cache
 import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from analysis.lookup import HashTable
+
 WORD_JOINERS = "'\u2019-"  # what joins two runs of letters into one word ("don't", "well-known")
 WORD = re.compile(rf"\w+(?:[{WORD_JOINERS}]\w+)*")
 STOP = -1  # the term id of a stop word
@@ -95,7 +97,7 @@ class Vocabulary:
         self.terms: list[str] = []  # id -> stemmed term
         self.ids: dict[str, int] = {}  # stemmed term -> id
         self._spelling = _Spellings(self)
-        self._packed = PackedSpellings()  # the packed spellings seen and their term ids
+        self._packed = HashTable(np.int32)  # the packed spellings seen -> their term ids
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -177,66 +179,6 @@ class Vocabulary:
         with self._lock:
             new = ~self._packed.get(keys)[1]  # another thread may have added some meanwhile
             self._packed = self._packed.with_added(keys[new], ids[new])
-
-
-class PackedSpellings:
-    """Packed spellings (_pack) -> term ids: an open-addressing hash table in two numpy arrays, at most half full, a
-    key 0 marking a free slot (0 packs no word). A look-up is a gather or two a word where a binary search in a sorted
-    table took ~17 dependent steps: 2.2x faster on 5M words (BENCHMARKS.md, "Analysis"). A table is never changed once
-    shared: threads look up in the one they read while _remember makes the next."""
-
-    MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of key x this spread any keys well
-
-    def __init__(self, bits: int = 4) -> None:
-        self.bits = bits
-        self.keys = np.zeros(1 << bits, dtype=np.uint64)
-        self.ids = np.zeros(1 << bits, dtype=np.int32)
-        self.held = 0
-
-    def get(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, known) of these packed spellings; ids are 0 where not known."""
-        slot = self._home(keys)
-        stored = self.keys[slot]
-        known = (stored == keys) & (keys != 0)
-        ids = np.where(known, self.ids[slot], 0).astype(np.int32)
-        probing = np.flatnonzero(~known & (stored != 0) & (keys != 0))  # its slot holds another key: try the next
-        slot = (slot[probing] + 1) & (len(self.keys) - 1)
-        while len(probing):
-            stored = self.keys[slot]
-            hit = stored == keys[probing]
-            ids[probing[hit]], known[probing[hit]] = self.ids[slot[hit]], True
-            going = ~hit & (stored != 0)
-            probing, slot = probing[going], (slot[going] + 1) & (len(self.keys) - 1)
-        return ids, known
-
-    def with_added(self, keys: np.ndarray, ids: np.ndarray) -> PackedSpellings:
-        """A new table holding these too (distinct keys, none 0, none held yet): twice as large as needed when this
-        one would pass half full, so that a table is rebuilt a logarithmic number of times."""
-        held = self.held + len(keys)
-        table = PackedSpellings(max(self.bits, (4 * held - 1).bit_length()) if 2 * held > len(self.keys) else self.bits)
-        if table.bits == self.bits:
-            table.keys, table.ids, table.held = self.keys.copy(), self.ids.copy(), self.held
-        else:
-            table._place(self.keys[self.keys != 0], self.ids[self.keys != 0])
-        table._place(keys, ids)
-        return table
-
-    def _home(self, keys: np.ndarray) -> np.ndarray:
-        return ((keys * self.MULTIPLIER) >> np.uint64(64 - self.bits)).astype(np.int64)
-
-    def _place(self, keys: np.ndarray, ids: np.ndarray) -> None:
-        """Put keys not held yet in free slots: each in the first free one from its home, one key a slot a round."""
-        slot, waiting = self._home(keys), np.arange(len(keys))
-        while len(waiting):
-            free = np.flatnonzero(self.keys[slot] == 0)
-            placed = free[np.unique(slot[free], return_index=True)[1]]  # one key a free slot
-            self.keys[slot[placed]], self.ids[slot[placed]] = keys[waiting[placed]], ids[waiting[placed]]
-            left = np.ones(len(waiting), dtype=bool)
-            left[placed] = False
-            waiting, slot = waiting[left], slot[left]
-            taken = self.keys[slot] != 0
-            slot[taken] = (slot[taken] + 1) & (len(self.keys) - 1)
-        self.held += len(keys)
 
 
 def _pack(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
