@@ -100,16 +100,21 @@ class Found:
                    np.zeros((pairs, ALTERNATIVES), dtype=np.float32), np.zeros(pairs, dtype=np.float32),
                    np.zeros(pairs, dtype=bool))
 
-    def anchors(self, row: int, text: str, name: str) -> Iterator[Anchor]:
-        """Pair `row` as Anchor objects (without their sentence: see with_context), preferred first (strength less
-        SHORTER_ANCHOR a word), then the title fallback: the target's name (page_names), shortened.
+    def alternatives(self, rows: np.ndarray) -> Iterator[tuple[list[int], list[int], list[float]]]:
+        """(starts, ends, strengths) of these rows' text anchors, as lists read from the arrays at once."""
+        return zip(self.starts[rows].tolist(), self.ends[rows].tolist(), self.strengths[rows].tolist())
 
-        Made one at a time: the queue takes the first one still free, which is nearly always the first.
-        """
-        for start, end, strength in zip(self.starts[row].tolist(), self.ends[row].tolist(), self.strengths[row].tolist()):
-            if start >= 0:
-                yield Anchor(text[start:end], "text", round(float(strength), 4), start)
-        yield Anchor(short_title(name), "title", 0.0)
+
+def anchor_options(text: str, name: str, starts: list[int], ends: list[int], strengths: list[float]) -> Iterator[Anchor]:
+    """A pair's anchors (Found.alternatives) as Anchor objects (without their sentence: see with_context), preferred
+    first (strength less SHORTER_ANCHOR a word), then the title fallback: the target's name (page_names), shortened.
+
+    Made one at a time: the queue takes the first one still free, which is nearly always the first.
+    """
+    for start, end, strength in zip(starts, ends, strengths):
+        if start >= 0:
+            yield Anchor(text[start:end], "text", round(strength, 4), start)
+    yield Anchor(short_title(name), "title", 0.0)
 
 
 def with_context(anchor: Anchor, text: str) -> Anchor:
@@ -130,7 +135,8 @@ class AnchorFinder:
         """The best text anchors for one pair with their sentences, strongest first, then the title fallback."""
         found = self.search_all(np.array([source]), np.array([target]))
         text = self.corpus.texts[source]
-        return [with_context(anchor, text) for anchor in found.anchors(0, text, self.names[target])]
+        starts, ends, strengths = next(found.alternatives(np.zeros(1, dtype=np.int64)))
+        return [with_context(anchor, text) for anchor in anchor_options(text, self.names[target], starts, ends, strengths)]
 
     def search_all(self, sources: np.ndarray, targets: np.ndarray) -> Found:
         """Anchors for many pairs, a block of sources at a time, THREADS blocks at once (each fills its own rows)."""
@@ -256,7 +262,7 @@ class AnchorFinder:
         whole_title: TargetTerms.whole_title of each pair's target)."""
         pair, term, weight, titled = names
         query = phrases.key(pages[pair], term)
-        low, high = np.searchsorted(phrases.keys, query, "left"), np.searchsorted(phrases.keys, query, "right")
+        low, high = phrases.occurrences(query)
         rare = self.keywords.idf[term] >= self.common
         seeds = rare | _title_seeds(pair, titled, high - low, whole_title)  # the words a window may be built around
         named = np.zeros(len(pages), dtype=bool)  # the source holds a word that may name the target

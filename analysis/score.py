@@ -26,12 +26,14 @@ leaves 94% of the candidates of the 30,000-page synthetic site able to enter, so
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.anchors import Anchor, AnchorFinder, Found, with_context
+from analysis.anchors import Anchor, AnchorFinder, Found, anchor_options, with_context
 from analysis.candidates import Candidates
 from analysis.load import Corpus, pair_array
 
@@ -102,13 +104,27 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
         per_source = np.bincount(candidates.source, minlength=len(corpus)) if len(candidates) else np.zeros(0, dtype=np.int64)
         cap = max(MIN_CAP, int(MAX_TARGET_SHARE * int(np.minimum(per_source, max_per_page).sum())))
         while True:
-            queue, hubs = ranked.select(max_per_page, cap)
-            if cap == MIN_CAP or cap <= MAX_TARGET_SHARE * len(queue):
+            rows, hubs = ranked.select(max_per_page, cap)
+            if cap == MIN_CAP or cap <= MAX_TARGET_SHARE * len(rows):
                 break
             cap -= 1
     else:
-        (queue, hubs), cap = ranked.select(max_per_page, max_per_target), max_per_target
-    return _with_contexts(corpus, queue), hubs, cap
+        (rows, hubs), cap = ranked.select(max_per_page, max_per_target), max_per_target
+    with _garbage_collector_paused():
+        return _with_contexts(corpus, ranked.suggestions(rows)), hubs, cap
+
+
+@contextmanager
+def _garbage_collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while the queue is made: its ~1M new objects (no cycles among them) would have it
+    walk every object of the corpus again and again, 3.2 of 12.6 s at 100,000 pages (BENCHMARKS.md, "Analysis")."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _with_contexts(corpus: Corpus, queue: list[Suggestion]) -> list[Suggestion]:
@@ -129,17 +145,16 @@ class Ranked:
     scores: np.ndarray
     order: np.ndarray
 
-    def select(self, max_per_page: int, max_per_target: int) -> tuple[list[Suggestion], dict[int, int]]:
-        """Fill the queue in score order under both caps, giving each suggestion an anchor not used for its target yet.
+    def select(self, max_per_page: int, max_per_target: int) -> tuple[np.ndarray, dict[int, int]]:
+        """The rows that fill the queue in score order under both caps, in that order, and the hubs. Which rows enter
+        does not depend on their anchors (see suggestions), so a smaller cap is tried without finding any.
 
         Counts are plain dicts read with get(): a Counter answers a missing key through a Python method, and most
         keys are missing once here."""
         per_source: dict[int, int] = {}
         per_target: dict[int, int] = {}
         wanted: dict[int, int] = {}
-        used_anchors: dict[tuple[str, int], int] = {}
-        used_spans: dict[int, list[tuple[int, int]]] = {}
-        queue = []
+        queued = []
         rows = self._rows_that_matter(max_per_page, max_per_target)
         for row, source, target in zip(rows.tolist(), self.candidates.source[rows].tolist(), self.candidates.target[rows].tolist()):
             if per_source.get(source, 0) >= max_per_page:
@@ -147,17 +162,28 @@ class Ranked:
             wanted[target] = wanted.get(target, 0) + 1
             if per_target.get(target, 0) >= max_per_target:
                 continue
-            options = self.found.anchors(row, self.corpus.texts[source], self.names[target])
-            anchor = _free_anchor(options, target, used_anchors, used_spans.setdefault(source, []))
-            queue.append(Suggestion(source, target, float(self.candidates.similarity[row]), round(float(self.scores[row]), 4),
-                                    anchor, bool(self.candidates.template_linked[row])))
+            queued.append(row)
             per_source[source] = per_source.get(source, 0) + 1
             per_target[target] = per_target.get(target, 0) + 1
+        return np.array(queued, dtype=np.int64), {target: count for target, count in wanted.items() if count > max_per_target}
+
+    def suggestions(self, rows: np.ndarray) -> list[Suggestion]:
+        """The selected rows as suggestions, in queue order, each with the best anchor not used for its target yet."""
+        used_anchors: dict[tuple[str, int], int] = {}
+        used_spans: dict[int, list[tuple[int, int]]] = {}
+        queue = []
+        candidates = self.candidates
+        columns = zip(candidates.source[rows].tolist(), candidates.target[rows].tolist(), candidates.similarity[rows].tolist(),
+                      self.scores[rows].tolist(), candidates.template_linked[rows].tolist(), self.found.alternatives(rows))
+        for source, target, similarity, score, template_linked, (starts, ends, strengths) in columns:
+            options = anchor_options(self.corpus.texts[source], self.names[target], starts, ends, strengths)
+            anchor = _free_anchor(options, target, used_anchors, used_spans.setdefault(source, []))
+            queue.append(Suggestion(source, target, similarity, round(score, 4), anchor, template_linked))
             key = (anchor.text.lower(), target)
             used_anchors[key] = used_anchors.get(key, 0) + 1
             if anchor.span:
                 used_spans[source].append(anchor.span)
-        return queue, {target: count for target, count in wanted.items() if count > max_per_target}
+        return queue
 
     def _rows_that_matter(self, max_per_page: int, max_per_target: int) -> np.ndarray:
         """The rows select() must walk, in queue order: each source's first max_per_page when no target would
