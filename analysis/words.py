@@ -2,9 +2,10 @@
 
 The keyword index and the anchor search share one :class:`Vocabulary`, so a term has the same id
 in both. It splits a block of texts into words with numpy passes over the code points (the words'
-offsets), finds most words' ids by packing their spellings into numbers (a hash table in numpy
-arrays, no Python per word), and stems each distinct spelling once. Splitting is safe in any thread, so the keyword
-fit splits the next blocks in threads (tokenize_all) while ids are given block after block.
+offsets), finds most words' ids by packing their spellings into numbers (looked up in a hash table
+of numpy arrays, no Python per word), and stems each distinct spelling once. Splitting is safe in
+any thread, so the keyword fit splits the next blocks in threads (tokenize_all) while ids are given
+block after block.
 """
 
 from __future__ import annotations
