@@ -15,11 +15,12 @@ Pairs travel as arrays (a large site has millions); a pair is coded as source * 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 
 import numpy as np
 
-from analysis.index import Keywords
+from analysis.index import THREADS, Keywords
 from analysis.load import Corpus, Pair, among, distinct, pair_codes
 
 Neighbours = tuple[np.ndarray, np.ndarray]  # (similarities, indices), one row per page
@@ -70,6 +71,20 @@ def neighbour_codes(neighbours: np.ndarray, pages: int) -> np.ndarray:
     return sources[keep] * pages + targets[keep]
 
 
+def cosines(vectors: np.ndarray, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """The embedding similarity of each (source, target) pair (unit vectors: the inner product), PAIRS_AT_ONCE pairs a
+    step, THREADS steps at once (numpy releases the GIL): each step the same arithmetic, whichever thread does it."""
+    similarity = np.empty(len(sources), dtype=np.float32)
+
+    def fill(start: int) -> None:
+        part = slice(start, start + PAIRS_AT_ONCE)
+        similarity[part] = (vectors[sources[part]] * vectors[targets[part]]).sum(axis=1)  # einsum: 3x slower here
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        list(pool.map(fill, range(0, len(sources), PAIRS_AT_ONCE)))
+    return similarity
+
+
 def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours, keywords: Keywords,
                     by_words: Neighbours, mentions: set[Pair], threshold: float, max_similarity: float,
                     excluded: set[Pair] = frozenset()) -> tuple[Candidates, list[tuple[int, int, float]]]:
@@ -78,10 +93,7 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     mentioned_codes = pair_codes(mentions, pages)
     pairs = distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentioned_codes]))
     sources, targets = pairs // pages, pairs % pages
-    similarity = np.empty(len(pairs), dtype=np.float32)
-    for start in range(0, len(pairs), PAIRS_AT_ONCE):
-        part = slice(start, start + PAIRS_AT_ONCE)
-        similarity[part] = (vectors[sources[part]] * vectors[targets[part]]).sum(axis=1)  # einsum: 3x slower here
+    similarity = cosines(vectors, sources, targets)
     mentioned = among(pairs, mentioned_codes)
     related = (similarity >= threshold) | mentioned
     duplicate = related & (similarity > max_similarity)
