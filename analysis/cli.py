@@ -38,7 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "ONNX into ~/.cache/linkspider or $LINKSPIDER_CACHE, run with onnxruntime, no torch) or "
                              "onnx-int8 (that export quantised to int8: faster, slightly different vectors) "
                              f"(default: auto, torch with --device cuda, else {DEFAULT_BACKEND})")
-    parser.add_argument("--no-progress", action="store_true", help="no embedding progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress on stderr (each stage as it starts, the embedding progress bar)")
     parser.add_argument("--approved-only", action="store_true",
                         help="measure the impact of the approved suggestions only (default: pending and approved)")
     backtest = parser.add_argument_group("backtest: hide some editorial links, count how many come back")

@@ -6,6 +6,7 @@ backtest re-runs with some of the site's links hidden.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -79,7 +80,11 @@ class Result:
 
 
 @contextmanager
-def timed(timings: dict[str, float], stage: str) -> Iterator[None]:
+def timed(timings: dict[str, float], stage: str, progress: bool = False) -> Iterator[None]:
+    """Add the stage's time to timings; with progress, say on stderr that it starts (the stages after embedding run
+    for a minute and more on a large site, with no other sign of life)."""
+    if progress:
+        print(f"stage: {stage}", file=sys.stderr, flush=True)
     start = time.perf_counter()
     yield
     timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - start
@@ -96,7 +101,7 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
     """Embed, index, filter, rank and anchor: the review queue for a loaded corpus."""
     threshold = options.threshold if options.threshold is not None else default_threshold(db, options.model)
     candidates, cannibalised, keywords, embedded = _candidates(db, corpus, options, threshold, timings, excluded)
-    with timed(timings, "rank+anchor"):
+    with timed(timings, "rank+anchor", options.progress):
         queue, hubs, cap = rank(corpus, candidates, AnchorFinder(corpus, keywords), options.max_per_page, options.max_per_target)
     return Proposal(queue, hubs, cannibalised, threshold, cap, embedded, len(corpus) > KEYWORD_NEIGHBOURS_LIMIT)
 
@@ -108,10 +113,10 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
     A function of its own so that what only these stages need (the vectors and the neighbour lists: ~180 MB
     at 100,000 pages) is freed before ranking, the stage of the peak.
     """
-    with timed(timings, "embed"):  # the model's texts are made in the call, so that they go with it
+    with timed(timings, "embed", options.progress):  # the model's texts are made in the call, so that they go with it
         embeddings = embed_pages(db, corpus.urls, [page_text(title, text) for title, text in zip(corpus.titles, corpus.texts)],
                                  corpus.hashes, options.model, options.device, progress=options.progress, backend=options.backend)
-    with timed(timings, "index"):
+    with timed(timings, "index", options.progress):
         by_meaning = nearest(embeddings.vectors, options.neighbours)
         keywords = Keywords(corpus.texts, corpus.titles)  # whole pages
         if len(corpus) <= KEYWORD_NEIGHBOURS_LIMIT:
@@ -119,7 +124,7 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
             mentions = set(keywords.mentions(corpus.titles, MENTION_SHARE, COMMON_SHARE))
         else:  # both grow with the square of the pages: past the limit, neighbours by meaning only
             by_words, mentions = (np.zeros((len(corpus), 0)), np.zeros((len(corpus), 0), dtype=np.int64)), set()
-    with timed(timings, "candidates"):
+    with timed(timings, "candidates", options.progress):
         candidates, cannibalised = find_candidates(corpus, embeddings.vectors, by_meaning, keywords, by_words, mentions,
                                                    threshold, options.max_similarity, excluded)
     return candidates, cannibalised, keywords, embeddings.computed
@@ -130,21 +135,21 @@ def run(db_path: str | Path, options: Options) -> Result:
     db_path = Path(db_path)
     db = open_existing(db_path)
     timings: dict[str, float] = {}
-    with timed(timings, "load"):
+    with timed(timings, "load", options.progress):
         corpus = load_corpus(db, options.min_words)
     proposal = propose(db, corpus, options, timings, rejected_pairs(db, corpus))
     csv_path = options.csv or db_path.with_suffix(".suggestions.csv")
     cannibalization_csv = csv_path.with_name(db_path.stem + ".cannibalization.csv")
-    with timed(timings, "export"):
+    with timed(timings, "export", options.progress):
         counts = save_suggestions(db, corpus, proposal.queue)
         save_cannibalization(db, corpus, proposal.cannibalised, cannibalization_csv)
         save_orphans(db, corpus)
         save_hubs(db, corpus, proposal.hubs, proposal.max_per_target)
         changes = record_changes(db, corpus, len(proposal.queue), counts)
-    with timed(timings, "impact"):
+    with timed(timings, "impact", options.progress):
         impact = measure_impact(db, options.approved_only)
-    with timed(timings, "export"):
+    with timed(timings, "export", options.progress):
         counts["rows"] = export_csv(db, csv_path)  # after the impact: the CSV shows each suggestion's gain
-    with timed(timings, "report"):
+    with timed(timings, "report", options.progress):
         report = write_report(db, impact, db_path.with_suffix(".report.html"), (proposal.threshold, options.max_similarity))
     return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv, impact, report, changes)
