@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
+import sys
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -116,16 +117,19 @@ def run_backtest(db_path: str | Path, options: Options, share: float = 0.2, seed
         raise BacktestError(f"only {len(links)} editorial links on this site: too few to backtest")
     scores: list[Score] = []
     sweep: dict[float, list[Score]] = defaultdict(list)
-    for seed in seeds:
+    quiet = Options(**{**asdict(options), "progress": False})  # the stages are said in the first round only
+    for round_number, seed in enumerate(seeds, 1):
+        if options.progress:
+            print(f"backtest round {round_number} of {len(seeds)} (seed {seed})", file=sys.stderr, flush=True)
         hidden = random.Random(seed).sample(links, max(1, round(share * len(links))))
         corpus = load_corpus(db, options.min_words, hidden={(link.source, link.target) for link in hidden})
-        proposal = propose(db, corpus, options, {})
+        proposal = propose(db, corpus, options if round_number == 1 else quiet, {})
         engine = {(item.source, item.target): item.anchor.text for item in proposal.queue}
         scores.append(score("engine", seed, corpus, hidden, engine, options.max_per_page, proposal.threshold))
         scores.append(score("seed", seed, corpus, hidden, seed_pipeline(db, corpus, options), options.max_per_page, SEED_THRESHOLD))
         scores.append(score("tfidf", seed, corpus, hidden, tfidf_baseline(corpus, options.max_per_page), options.max_per_page))
         for threshold in SWEEP:
-            trial = propose(db, corpus, Options(**{**asdict(options), "threshold": threshold, "progress": False}), {})
+            trial = propose(db, corpus, Options(**{**asdict(quiet), "threshold": threshold}), {})
             pairs = {(item.source, item.target): item.anchor.text for item in trial.queue}
             sweep[threshold].append(score("engine", seed, corpus, hidden, pairs, options.max_per_page, threshold))
     best = max(SWEEP, key=lambda t: (_balance(sweep[t]), -abs(t - scores[0].threshold)))

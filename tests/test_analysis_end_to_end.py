@@ -296,8 +296,11 @@ def test_orphan_posts_are_in_the_orphans_table(analysed: Analysed) -> None:
 
 def test_backtest_prints_the_table_and_writes_no_suggestions(demo_crawl: CrawlRun, tmp_path: Path) -> None:
     db_path = copy_database(demo_crawl.db_path, tmp_path / "backtest.db")
-    done = run(ANALYZE, db_path, "--backtest", "--rounds", "1", "--no-progress")
+    done = run(ANALYZE, db_path, "--backtest", "--rounds", "2")
     assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith(("backtest round", "stage: "))]
+    assert said == ["backtest round 1 of 2 (seed 1)", "stage: embed", "stage: index", "stage: candidates", "stage: rank+anchor",
+                    "backtest round 2 of 2 (seed 2)"]  # the stages in the first round only
     lines = done.stdout.splitlines()
     header = lines[0].split()
     assert header[:3] == ["method", "hidden", "recall"] and "hit" in header  # columns are still being added
@@ -309,7 +312,8 @@ def test_backtest_prints_the_table_and_writes_no_suggestions(demo_crawl: CrawlRu
     assert any(re.match(r"best threshold on this site .*: \d\.\d\d$", line) for line in lines[4:])
     assert sorted(path.name for path in tmp_path.iterdir()) == ["backtest.db"]  # no CSV
     db = sqlite_utils.Database(db_path)
-    assert sorted((row["method"], row["seed"]) for row in db["backtests"].rows) == [("engine", 1), ("seed", 1), ("tfidf", 1)]
+    assert sorted((row["method"], row["seed"]) for row in db["backtests"].rows) == [
+        (method, seed) for method in ("engine", "seed", "tfidf") for seed in (1, 2)]
     assert not {"suggestions", "hubs", "orphans", "cannibalization"} & set(db.table_names())
 
 
