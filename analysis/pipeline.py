@@ -81,8 +81,9 @@ class Result:
 
 @contextmanager
 def timed(timings: dict[str, float], stage: str, progress: bool = False) -> Iterator[None]:
-    """Add the stage's time to timings; with progress, say on stderr that it starts (the stages after embedding run
-    for a minute and more on a large site, with no other sign of life)."""
+    """Add the stage's time to timings; with progress, say on stderr that it starts: given for the stages after
+    embedding, which run for a minute and more on a large site with no other sign of life (embedding has its bar, and
+    a bad database or model is one line on stderr, with nothing before it)."""
     if progress:
         print(f"stage: {stage}", file=sys.stderr, flush=True)
     start = time.perf_counter()
@@ -113,7 +114,7 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
     A function of its own so that what only these stages need (the vectors and the neighbour lists: ~180 MB
     at 100,000 pages) is freed before ranking, the stage of the peak.
     """
-    with timed(timings, "embed", options.progress):  # the model's texts are made in the call, so that they go with it
+    with timed(timings, "embed"):  # the model's texts are made in the call, so that they go with it
         embeddings = embed_pages(db, corpus.urls, [page_text(title, text) for title, text in zip(corpus.titles, corpus.texts)],
                                  corpus.hashes, options.model, options.device, progress=options.progress, backend=options.backend)
     with timed(timings, "index", options.progress):
@@ -135,7 +136,7 @@ def run(db_path: str | Path, options: Options) -> Result:
     db_path = Path(db_path)
     db = open_existing(db_path)
     timings: dict[str, float] = {}
-    with timed(timings, "load", options.progress):
+    with timed(timings, "load"):
         corpus = load_corpus(db, options.min_words)
     proposal = propose(db, corpus, options, timings, rejected_pairs(db, corpus))
     csv_path = options.csv or db_path.with_suffix(".suggestions.csv")

@@ -100,10 +100,9 @@ def test_both_commands_exit_0_and_write_the_csv_beside_the_database(analysed: An
     assert analysed.db_path.with_name("demo.suggestions.csv").is_file()
 
 
-def test_each_stage_is_said_on_stderr_as_it_starts_unless_no_progress(analysed: Analysed) -> None:
+def test_each_stage_after_embedding_is_said_on_stderr_as_it_starts_unless_no_progress(analysed: Analysed) -> None:
     said = [line for line in analysed.first.stderr.splitlines() if line.startswith("stage: ")]
-    assert said == [f"stage: {stage}" for stage in ("load", "embed", "index", "candidates", "rank+anchor", "export", "impact",
-                                                     "export", "report")]
+    assert said == [f"stage: {stage}" for stage in ("index", "candidates", "rank+anchor", "export", "impact", "export", "report")]
     assert "stage: " not in analysed.second.stderr  # --no-progress
     assert analysed.db_path.with_name("demo.cannibalization.csv").is_file()
     assert analysed.first_csv[0] == CSV_HEADER
@@ -299,7 +298,7 @@ def test_backtest_prints_the_table_and_writes_no_suggestions(demo_crawl: CrawlRu
     done = run(ANALYZE, db_path, "--backtest", "--rounds", "2")
     assert done.returncode == 0, done.stderr
     said = [line for line in done.stderr.splitlines() if line.startswith(("backtest round", "stage: "))]
-    assert said == ["backtest round 1 of 2 (seed 1)", "stage: embed", "stage: index", "stage: candidates", "stage: rank+anchor",
+    assert said == ["backtest round 1 of 2 (seed 1)", "stage: index", "stage: candidates", "stage: rank+anchor",
                     "backtest round 2 of 2 (seed 2)"]  # the stages in the first round only
     lines = done.stdout.splitlines()
     header = lines[0].split()
