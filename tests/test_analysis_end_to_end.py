@@ -98,15 +98,15 @@ def analysed(demo_crawl: CrawlRun, demo_url: str, tmp_path_factory: pytest.TempP
 def test_both_commands_exit_0_and_write_the_csv_beside_the_database(analysed: Analysed) -> None:
     assert analysed.first.returncode == analysed.second.returncode == 0
     assert analysed.db_path.with_name("demo.suggestions.csv").is_file()
+    assert analysed.db_path.with_name("demo.cannibalization.csv").is_file()
+    assert analysed.first_csv[0] == CSV_HEADER
+    assert len(analysed.first_csv) > 20  # the demo has plenty of related, unlinked posts
 
 
 def test_each_stage_after_embedding_is_said_on_stderr_as_it_starts_unless_no_progress(analysed: Analysed) -> None:
     said = [line for line in analysed.first.stderr.splitlines() if line.startswith("stage: ")]
     assert said == [f"stage: {stage}" for stage in ("index", "candidates", "rank+anchor", "export", "impact", "export", "report")]
     assert "stage: " not in analysed.second.stderr  # --no-progress
-    assert analysed.db_path.with_name("demo.cannibalization.csv").is_file()
-    assert analysed.first_csv[0] == CSV_HEADER
-    assert len(analysed.first_csv) > 20  # the demo has plenty of related, unlinked posts
 
 
 def test_csv_rows_are_absolute_urls_sorted_by_score(analysed: Analysed) -> None:
