@@ -47,7 +47,7 @@ COMMON_SHARE = 0.3  # a word on more pages than this share names nothing by itse
 WHOLE_TITLE_WORDS = 2  # a title of this many words or more, none rare, names its page where it is written out
 SERIES_TITLES = 3  # a "Label: " that starts this many of the site's titles names a series, not the page
 NAME_SAID_WORDS = 3  # a page name of this many words or more, written out word for word in a source, cites the page
-ALTERNATIVES = 3  # text anchors kept per pair, strongest first (select() takes another when one is used)
+ALTERNATIVES = 3  # text anchors kept per pair, strongest first (Ranked.suggestions takes another when one is used)
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
 
 
