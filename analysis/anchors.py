@@ -4,7 +4,8 @@ Candidate phrases are word windows of the source's main text, inside one sentenc
 punctuation, not starting or ending on a stop word, and not overlapping an existing link. A phrase
 is scored by the target terms it holds: the share of the target's title it covers (title words
 weighted by rarity across the site, IDF) plus the TF-IDF weight of the target's most characteristic
-words, minus a little for words that belong to neither. The phrase an editor would link on scores
+words and the weight of the words other pages already link it with (an anchor names its page as a
+title does), minus a little for words that belong to none of these. The phrase an editor would link on scores
 high, which makes the same number a strong ranking signal (see score.py). The pair is ranked by its
 strongest window, but the anchor shown is the best strength less SHORTER_ANCHOR a word: "1.52"
 rather than "incremental compilation in the 1.52", the concise anchor editors write.
@@ -43,6 +44,7 @@ MIN_STRENGTH = 0.3  # a phrase weaker than this is not an anchor
 BOUND_SLACK = 1e-3  # upper bounds are compared with MIN_STRENGTH less this (float32 sums, strengths rounded to 4 places)
 TOPIC_TERMS = 20  # the target's most characteristic words (TF-IDF) count beside its title
 TOPIC_WEIGHT = 1.0
+LINK_TEXT_WEIGHT = 0.75  # the words the site already links a page with, beside its title: chosen on six sites (BENCHMARKS.md, "Quality")
 COMMON_SHARE = 0.3  # a word on more pages than this share names nothing by itself
 WHOLE_TITLE_WORDS = 2  # a title of this many words or more, none rare, names its page where it is written out
 SERIES_TITLES = 3  # a "Label: " that starts this many of the site's titles names a series, not the page
@@ -194,8 +196,8 @@ class AnchorFinder:
 
     def target_terms(self, targets: np.ndarray) -> TargetTerms:
         """What names each of these targets (sorted, distinct), laid end to end once for every block of sources: its
-        title words (IDF-weighted, summing to 1), then its TOPIC_TERMS topic words (TF-IDF), a word in both counting
-        both; and for each target whose title words are all common, how many they are (see whole_title).
+        title words (IDF-weighted, summing to 1), then its TOPIC_TERMS topic words (TF-IDF) and the words of the anchors
+        that link it (_with_link_words), a word in several counting each; and for each target whose title words are all common, how many they are (see whole_title).
 
         A title word no page holds still counts in the sum (at the rarest IDF): it cannot be matched. Only the
         splitting of titles and the top terms are per target: the rest is arrays (dicts per target took 4 s at
@@ -215,13 +217,21 @@ class AnchorFinder:
             total[title_owner[place == word]] += title_weights[place == word]
         total[total == 0] = 1.0
         title_ids, title_owner, title_weights = title_ids[held], title_owner[held], title_weights[held] / total[title_owner[held]]
-        topic = [self.keywords.top_terms(target, TOPIC_TERMS) for target in targets.tolist()]
-        topic_ids = np.concatenate([np.zeros(0, dtype=np.int64), *(ids for ids, _ in topic)]).astype(np.int64)
-        topic_weights = TOPIC_WEIGHT * np.concatenate([np.zeros(0, dtype=np.float32), *(weights for _, weights in topic)]).astype(np.float64)
-        topic_owner = np.repeat(targets, [len(ids) for ids, _ in topic])
-        title_codes, topic_codes = title_owner * columns + title_ids, topic_owner * columns + topic_ids
+        title_codes = title_owner * columns + title_ids
         by_code = np.argsort(title_codes)
         ordered = title_codes[by_code]
+        link_codes, link_weights = self._link_words(targets)
+        title_word = among(link_codes, ordered)  # an anchor word that is a title word counts once: as the title or the anchor
+        link_weights[title_word] = np.maximum(0, link_weights[title_word]
+                                              - title_weights[by_code[np.searchsorted(ordered, link_codes[title_word])]])
+        topic = [self.keywords.top_terms(target, TOPIC_TERMS) for target in targets.tolist()]
+        topic_codes = np.concatenate([np.repeat(targets, [len(ids) for ids, _ in topic]) * columns
+                                      + np.concatenate([np.zeros(0, dtype=np.int64), *(ids for ids, _ in topic)]), link_codes])
+        topic_weights = np.concatenate([TOPIC_WEIGHT * np.concatenate([np.zeros(0, dtype=np.float32), *(weights for _, weights in topic)]),
+                                        link_weights])
+        topic_codes, place = np.unique(topic_codes, return_inverse=True)  # a topic word said in anchors: both weights
+        topic_weights = np.bincount(place, weights=topic_weights, minlength=len(topic_codes))
+        topic_owner, topic_ids = np.divmod(topic_codes, columns)
         both = among(topic_codes, ordered)  # a topic word that is a title word too: its weight adds to the title word's
         title_weights[by_code[np.searchsorted(ordered, topic_codes[both])]] += topic_weights[both]
         owner = np.concatenate([title_owner, topic_owner[~both]])
@@ -235,6 +245,25 @@ class AnchorFinder:
         rare_title_words = np.bincount(owner[titled & (idf[ids] >= self.common)], minlength=pages)
         whole_title = np.where((rare_title_words == 0) & (title_words >= WHOLE_TITLE_WORDS), title_words, 0)
         return TargetTerms(np.concatenate([[0], np.cumsum(counts)]), ids, weights, titled, whole_title)
+
+    def _link_words(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The words of the anchors other pages already link these targets with (what the site's editors call each
+        one), as sorted codes target * columns + term id, and their weights: LINK_TEXT_WEIGHT times the word's share
+        of an anchor's IDF (as a title word's of the title), its largest over the target's anchors."""
+        columns, idf = len(self.keywords.idf), self.keywords.idf
+        links = self.corpus.inbound_anchors
+        link_targets = np.fromiter((target for target, _ in links), dtype=np.int64, count=len(links))
+        wanted = np.flatnonzero(among(link_targets, targets))
+        tokens = self.keywords.vocabulary.tokenize([links[row][1] for row in wanted.tolist()])
+        words = tokens.ids.astype(np.int64)
+        link = np.repeat(np.arange(len(wanted)), tokens.counts)
+        known = (words >= 0) & (words < columns)
+        link, words = np.divmod(distinct(link[known] * columns + words[known]), columns)  # each word once an anchor
+        share = idf[words] / np.bincount(link, weights=idf[words], minlength=len(wanted))[link]
+        codes, place = np.unique(link_targets[wanted][link] * columns + words, return_inverse=True)
+        largest = np.zeros(len(codes))
+        np.maximum.at(largest, place, share)
+        return codes, LINK_TEXT_WEIGHT * largest
 
     def _search_block(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray, rows: np.ndarray,
                       names: TargetTerms, found: Found) -> None:

@@ -79,6 +79,7 @@ class Corpus:
     link_spans: list[list[tuple[int, int]]]  # per source: (start, end) of its content links in its text
     orphans: list[dict] = field(default_factory=list)
     listings: np.ndarray | None = None  # per page: it lists other pages, a target only (LISTED_ANCHOR_CHARS); None: none does
+    inbound_anchors: list[tuple[int, str]] = field(default_factory=list)  # (target, anchor text) of each content link to a page
 
     def __post_init__(self) -> None:
         if self.listings is None:
@@ -172,6 +173,7 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
             continue
         if region == "content":
             linked_from_content.add(j)
+            corpus.inbound_anchors.append((j, anchor or ""))
         if i is None:
             continue
         if region == "content":

@@ -462,6 +462,7 @@ class SyntheticSite:
             members.setdefault(cluster, []).append(page)
         titles, texts, spans = [], [], []
         content_pairs: set[tuple[int, int]] = set()
+        inbound_anchors: list[tuple[int, str]] = []
         for page in range(self.pages):
             title, title_words = self.title(page)
             text, offsets = self.text(page, title_words)
@@ -477,6 +478,7 @@ class SyntheticSite:
                 anchor = " ".join(text[start:start + 80].split()[:int(rng.integers(2, 5))]).rstrip(",.")
                 content_pairs.add((page, target))
                 links.append((start, start + len(anchor)))
+                inbound_anchors.append((target, anchor))
             spans.append(sorted(links))
         newest = list(range(min(10, self.pages)))  # pages are numbered newest first
         template_codes = pair_codes([(page, target) for page in range(self.pages) for target in newest
@@ -487,7 +489,7 @@ class SyntheticSite:
             urls=[f"https://synthetic.example/posts/{page:06d}/" for page in range(self.pages)],
             titles=titles, texts=texts, hashes=[f"{page:040x}" for page in range(self.pages)],
             depths=rng.integers(1, 6, self.pages).tolist(), published=[str(d) for d in day], inbound=inbound,
-            content_pairs=content_pairs, template_codes=template_codes, link_spans=spans,
+            content_pairs=content_pairs, template_codes=template_codes, link_spans=spans, inbound_anchors=inbound_anchors,
         )
 
 

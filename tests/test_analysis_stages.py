@@ -1023,3 +1023,19 @@ def test_direction_follows_the_sites_own_links_in_time() -> None:
     both = score.direction(corpus(dates, {(1, 0), (0, 1)}), sources, targets)
     assert both[0] == 0  # a site that links both ways leans neither way
     assert score.direction(corpus(dates, set()), sources, targets)[0] == 0  # no evidence, no lean
+
+
+def test_what_other_pages_link_a_target_with_names_it_in_a_source(site: Site) -> None:
+    pages = [("/widgets/", "Introducing Widgets", "The new release is out today."),
+             ("/notes/", "Release notes", "Read about the quantum flux capacitor first."),
+             ("/design/", "Thoughts", "Our quantum flux capacitor changed twice this year.")]
+    corpus, finder = filler_site(site, "deploys, queues and workers", pages)
+    target, source = corpus.urls.index(url("/widgets/")), corpus.urls.index(url("/design/"))
+    assert finder.anchors(source, target) == [Anchor("Introducing Widgets", "title", 0.0)]  # nothing in the source names it
+    site.link("/notes/", "/widgets/", "quantum flux capacitor")
+    corpus = site.corpus()
+    assert (target, "quantum flux capacitor") in corpus.inbound_anchors
+    anchor = AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles)).anchors(source, target)[0]
+    assert (anchor.text, anchor.source) == ("quantum flux capacitor", "text")
+    assert_text_anchor(corpus, source, anchor)
+    assert site.corpus(hidden={(url("/notes/"), url("/widgets/"))}).inbound_anchors == []  # a hidden link's anchor names nothing
