@@ -269,8 +269,8 @@ class AnchorFinder:
                       names: TargetTerms, found: Found) -> None:
         """Fill found[rows] for the pairs (pages[j] of the phrases and texts, targets[j])."""
         matches = self._matches(phrases, pages, names.of(targets), names.whole_title[targets])
-        first, last, pair = _windows(phrases, matches)
-        strength, title_only = _strengths(phrases, matches, first, last, pair)
+        first, last, pair, low = _windows(phrases, matches)
+        strength, title_only = _strengths(phrases, matches, first, last, pair, low)
         keep = strength >= MIN_STRENGTH
         for window in np.flatnonzero(keep & title_only).tolist():  # few: the title itself, word for word, or nothing
             target, text = targets[pair[window]], texts[pages[pair[window]]]
@@ -368,9 +368,10 @@ def _title_seeds(pair: np.ndarray, titled: np.ndarray, occurrences: np.ndarray, 
     return seeds
 
 
-def _windows(phrases: Phrases, matches: Matches) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(first word, last word, pair) of the valid windows that hold a seed (a rare matched word, or a title word of a
-    whole_title target) and may reach MIN_STRENGTH."""
+def _windows(phrases: Phrases, matches: Matches) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(first word, last word, pair, first match) of the valid windows that hold a seed (a rare matched word, or a title
+    word of a whole_title target) and may reach MIN_STRENGTH; a window's matches are matches.codes[first match:] up to
+    its last word."""
     codes, words, weight_before = matches.codes, matches.words, matches.weight_before()
     reach = MAX_WORDS - 1  # seeds with enough matched weight around them
     seeds = codes[matches.seeds]
@@ -392,7 +393,7 @@ def _windows(phrases: Phrases, matches: Matches) -> tuple[np.ndarray, np.ndarray
     last = first + size - 1
     bound = weight_before[high] - weight_before[low] + EXTRA_WORD_PENALTY * (high - low - _content(phrases, first, last))
     keep = bound >= MIN_STRENGTH - BOUND_SLACK
-    return first[keep], last[keep], pair[keep]
+    return first[keep], last[keep], pair[keep], low[keep]
 
 
 def _content(phrases: Phrases, first: np.ndarray, last: np.ndarray) -> np.ndarray:
@@ -400,19 +401,19 @@ def _content(phrases: Phrases, first: np.ndarray, last: np.ndarray) -> np.ndarra
     return (phrases.content_before[last + 1] - phrases.content_before[first]).astype(np.float32)
 
 
-def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.ndarray, pair: np.ndarray) -> np.ndarray:
+def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.ndarray, pair: np.ndarray,
+               low: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The strength of each window for its pair (each target term once, less EXTRA_WORD_PENALTY per other word), 0 for a
     window that holds no rare word and not every title word of a whole_title target, and which windows hold no rare
     word (their strength stands only if they are the title: see _same_words)."""
     strength = -EXTRA_WORD_PENALTY * _content(phrases, first, last)
     codes = matches.codes
     rare, title_words = np.zeros(len(first), dtype=bool), np.zeros(len(first), dtype=np.int64)
-    for step in range(MAX_WORDS):
-        at = np.minimum(first + step, last)
-        code = pair * matches.words + at
-        index = np.minimum(np.searchsorted(codes, code), len(codes) - 1)
-        hit = (first + step <= last) & (codes[index] == code)
-        once = hit & (phrases.previous_same[at] < first)
+    end = pair * matches.words + last
+    for step in range(MAX_WORDS):  # the window's matches in word order (a pair has one match a word at most)
+        index = np.minimum(low + step, len(codes) - 1)
+        hit = (low + step < len(codes)) & (codes[index] <= end)
+        once = hit & (phrases.previous_same[codes[index] % matches.words] < first)
         strength += np.where(once, matches.weights[index], 0) + EXTRA_WORD_PENALTY * hit
         rare |= hit & matches.rare[index]
         title_words += once & matches.titled[index]
@@ -433,8 +434,9 @@ def _same_words(phrase: str, title: str) -> bool:
 def _best(pair: np.ndarray, strength: np.ndarray, preference: np.ndarray, starts: np.ndarray, ends: np.ndarray,
           pairs: int) -> list[tuple[np.ndarray, ...]]:
     """Per pair, the ALTERNATIVES most preferred windows that do not overlap (the earliest first among equals), greedily:
-    for each slot, (pairs, starts, ends, strengths) of the pairs that have a window left for it."""
-    ranked = np.lexsort((starts, -preference, pair))
+    for each slot, (pairs, starts, ends, strengths) of the pairs that have a window left for it. The windows come in
+    _windows' order, by pair and then where they start: a stable sort keeps that order among equals."""
+    ranked = np.lexsort((-preference, pair))
     pair, strength, starts, ends = pair[ranked], strength[ranked], starts[ranked], ends[ranked]
     alive, slots = np.ones(len(pair), dtype=bool), []
     for _ in range(ALTERNATIVES):
