@@ -14,8 +14,9 @@ from analysis.backtest import Score, run_backtest
 from analysis.pipeline import Options
 from conftest import CrawlRun
 
-RECALL_FLOOR = 0.70  # measured 0.765 (3 rounds, 20% hidden, onnx-int8; 0.728 before the model's weight 0.5)
-ANCHOR_FLOOR = 0.70  # measured 0.770 (0.762 before)
+SEEDS = [1, 2, 3, 4, 5]  # three rounds swung by 0.04 with the seeds drawn (0.728 for seeds 1-3, 0.767 over 1-10)
+RECALL_FLOOR = 0.70  # measured 0.756 (seeds 1-5, 20% hidden, onnx-int8; 0.767 over seeds 1-10)
+ANCHOR_FLOOR = 0.78  # measured 0.831 with the link words (0.770 before them, seeds 1-3)
 MAX_TARGET_SHARE = 0.025  # the default hub guard allows 3 per target: 2% of the queue is less on a 45-page site
 
 
@@ -23,7 +24,7 @@ MAX_TARGET_SHARE = 0.025  # the default hub guard allows 3 per target: 2% of the
 def scores(demo_crawl: CrawlRun, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Score]]:
     db = tmp_path_factory.mktemp("gate") / "demo.db"
     shutil.copy(demo_crawl.db_path, db)
-    results, _ = run_backtest(db, Options(progress=False), share=0.2, seeds=[1, 2, 3])
+    results, _ = run_backtest(db, Options(progress=False), share=0.2, seeds=SEEDS)
     return {method: [s for s in results if s.method == method] for method in ("engine", "seed", "tfidf")}
 
 
