@@ -4,11 +4,11 @@ Candidate phrases are word windows of the source's main text, inside one sentenc
 punctuation, not starting or ending on a stop word, and not overlapping an existing link. A phrase
 is scored by the target terms it holds: the share of the target's title it covers (title words
 weighted by rarity across the site, IDF) plus the TF-IDF weight of the target's most characteristic
-words and the weight of the words other pages already link it with (an anchor names its page as a
-title does), minus a little for words that belong to none of these. The phrase an editor would link on scores
-high, which makes the same number a strong ranking signal (see score.py). The pair is ranked by its
-strongest window, but the anchor shown is the best strength less SHORTER_ANCHOR a word: "1.52"
-rather than "incremental compilation in the 1.52", the concise anchor editors write.
+words and of the words other pages already link it with (an anchor names its page much as a title
+does), minus a little for words that belong to none of these. The phrase an editor would link on
+scores high, which makes the same number a strong ranking signal (see score.py). The pair is ranked
+by its strongest window, but the anchor shown is the best strength less SHORTER_ANCHOR a word:
+"1.52" rather than "incremental compilation in the 1.52", the concise anchor editors write.
 
 A phrase must hold a word rare on the site (on at most COMMON_SHARE of the pages): a common word
 names nothing. A title made only of common words ("cargo vendor" on a site where every command page
@@ -197,7 +197,9 @@ class AnchorFinder:
     def target_terms(self, targets: np.ndarray) -> TargetTerms:
         """What names each of these targets (sorted, distinct), laid end to end once for every block of sources: its
         title words (IDF-weighted, summing to 1), then its TOPIC_TERMS topic words (TF-IDF) and the words of the anchors
-        that link it (_with_link_words), a word in several counting each; and for each target whose title words are all common, how many they are (see whole_title).
+        that link it (_link_words): a topic word counts beside a title or link word, a link word that is a title word
+        counts once, as the larger; and for each target whose title words are all common, how many they are (see
+        whole_title).
 
         A title word no page holds still counts in the sum (at the rarest IDF): it cannot be matched. Only the
         splitting of titles and the top terms are per target: the rest is arrays (dicts per target took 4 s at

@@ -9,8 +9,8 @@
 Similarity is cosine similarity of the page vectors (0..1 in practice), keyword similarity the
 TF-IDF cosine of the pages' texts (index.py). Anchor strength is how much of the target's
 title, topic words and the anchors other pages link it with the best phrase of the source covers
-(see anchors.py): a source
-that already names the target in its prose is the best place for a link; name said (0 or 1) is
+(see anchors.py): a source that already names the target in its prose is the best place for a
+link; name said (0 or 1) is
 whether it writes out the target's whole name (3 words or more), word for word: a page cited by
 its name, whatever else the two pages share, is the likeliest link of all. need (0..1) favours
 targets that few pages link to, that are deep, and that the source predates (an old post
