@@ -437,17 +437,19 @@ def _best(pair: np.ndarray, strength: np.ndarray, preference: np.ndarray, starts
           pairs: int) -> list[tuple[np.ndarray, ...]]:
     """Per pair, the ALTERNATIVES most preferred windows that do not overlap (the earliest first among equals), greedily:
     for each slot, (pairs, starts, ends, strengths) of the pairs that have a window left for it. The windows come in
-    _windows' order, by pair and then where they start: a stable sort keeps that order among equals."""
-    ranked = np.lexsort((-preference, pair))
-    pair, strength, starts, ends = pair[ranked], strength[ranked], starts[ranked], ends[ranked]
-    alive, slots = np.ones(len(pair), dtype=bool), []
+    _windows' order, by pair and then where they start, so a slot is a pass over each pair's windows left, with no
+    sort of the windows (which cost more than the passes: BENCHMARKS.md, "Analysis")."""
+    slots = []
     for _ in range(ALTERNATIVES):
-        left = np.flatnonzero(alive)
-        if not len(left):
+        if not len(pair):
             break
-        best = left[np.diff(pair[left], prepend=-1) != 0]  # the first window left of each pair
+        runs = np.flatnonzero(np.diff(pair, prepend=-1) != 0)  # where each pair's windows begin
+        most = np.repeat(np.maximum.reduceat(preference, runs), np.diff(np.append(runs, len(pair))))
+        tops = np.flatnonzero(preference == most)
+        best = tops[np.diff(pair[tops], prepend=-1) != 0]  # the earliest of each pair's most preferred
         slots.append((pair[best], starts[best], ends[best], strength[best]))
         taken_start, taken_end = np.full(pairs, -1), np.full(pairs, -1)
         taken_start[pair[best]], taken_end[pair[best]] = starts[best], ends[best]
-        alive &= ~((starts < taken_end[pair]) & (taken_start[pair] < ends))
+        left = ~((starts < taken_end[pair]) & (taken_start[pair] < ends))
+        pair, strength, preference, starts, ends = pair[left], strength[left], preference[left], starts[left], ends[left]
     return slots
