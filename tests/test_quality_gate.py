@@ -16,7 +16,7 @@ from conftest import CrawlRun
 
 SEEDS = [1, 2, 3, 4, 5]  # three rounds swung by 0.04 with the seeds drawn (0.728 for seeds 1-3, 0.767 over 1-10)
 RECALL_FLOOR = 0.70  # measured 0.756 (seeds 1-5, 20% hidden, onnx-int8; 0.767 over seeds 1-10)
-ANCHOR_FLOOR = 0.78  # measured 0.831 with the link words (0.770 before them, seeds 1-3)
+ANCHOR_FLOOR = 0.76  # measured 0.831 with the link words (0.770 before them, seeds 1-3); room for int8 kernels of other CPUs
 MAX_TARGET_SHARE = 0.025  # the default hub guard allows 3 per target: 2% of the queue is less on a 45-page site
 
 
