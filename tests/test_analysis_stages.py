@@ -1039,3 +1039,28 @@ def test_what_other_pages_link_a_target_with_names_it_in_a_source(site: Site) ->
     assert (anchor.text, anchor.source) == ("quantum flux capacitor", "text")
     assert_text_anchor(corpus, source, anchor)
     assert site.corpus(hidden={(url("/notes/"), url("/widgets/"))}).inbound_anchors == []  # a hidden link's anchor names nothing
+
+
+def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() -> None:
+    """_best skips sorting (its windows come by pair, then start): it must pick what a plain sort and a greedy scan pick."""
+    rng = np.random.default_rng(3)
+    windows = []
+    for pair in range(300):
+        for _ in range(int(rng.integers(0, 9))):
+            start = int(rng.integers(0, 60))
+            windows.append((pair, start, start + int(rng.integers(1, 15)), int(rng.integers(0, 4)) / 4))  # many ties
+    windows.sort(key=lambda window: window[:2])  # _windows' order (stable: equal starts keep their order)
+    pair, starts, ends, preference = (np.array(column) for column in zip(*windows))
+    slots = anchors._best(pair, (preference + 1).astype(np.float32), preference, starts, ends, 300)
+    chosen: dict[int, list[tuple[int, int, float]]] = {}
+    for pairs, slot_starts, slot_ends, strengths in slots:
+        for row in range(len(pairs)):
+            chosen.setdefault(int(pairs[row]), []).append((int(slot_starts[row]), int(slot_ends[row]), float(strengths[row])))
+    expected: dict[int, list[tuple[int, int, float]]] = {}
+    for place in sorted(range(len(windows)), key=lambda place: (windows[place][0], -windows[place][3], place)):
+        owner, start, end, value = windows[place]
+        taken = expected.setdefault(owner, [])
+        if len(taken) < anchors.ALTERNATIVES and all(end <= other_start or other_end <= start for other_start, other_end, _ in taken):
+            taken.append((start, end, value + 1))
+    assert chosen == expected
+    assert sum(map(len, chosen.values())) > 300  # pairs with two or three anchors, not only one
