@@ -251,7 +251,8 @@ class AnchorFinder:
     def _link_words(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The words of the anchors other pages already link these targets with (what the site's editors call each
         one), as sorted codes target * columns + term id, and their weights: LINK_TEXT_WEIGHT times the word's share
-        of an anchor's IDF (as a title word's of the title), its largest over the target's anchors."""
+        of an anchor's IDF (as a title word's of the title, but over the anchor's words some page holds: an anchor
+        from a page left out of the corpus may hold others), its largest over the target's anchors."""
         columns, idf = len(self.keywords.idf), self.keywords.idf
         links = self.corpus.inbound_anchors
         link_targets = np.fromiter((target for target, _ in links), dtype=np.int64, count=len(links))
