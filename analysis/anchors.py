@@ -10,6 +10,9 @@ scores high, which makes the same number a strong ranking signal (see score.py).
 by its strongest window, but the anchor shown is the best strength less SHORTER_ANCHOR a word:
 "1.52" rather than "incremental compilation in the 1.52", the concise anchor editors write.
 
+A source that writes out the target's name, or one of its headings (the name of a part of it:
+"Creating a New Thread with spawn"), word for word cites it: names_said.
+
 A phrase must hold a word rare on the site (on at most COMMON_SHARE of the pages): a common word
 names nothing. A title made only of common words ("cargo vendor" on a site where every command page
 mentions both) names its page where it is written out word for word, and nowhere else.
@@ -48,7 +51,7 @@ LINK_TEXT_WEIGHT = 0.75  # the words the site already links a page with, beside 
 COMMON_SHARE = 0.3  # a word on more pages than this share names nothing by itself
 WHOLE_TITLE_WORDS = 2  # a title of this many words or more, none rare, names its page where it is written out
 SERIES_TITLES = 3  # a "Label: " that starts this many of the site's titles names a series, not the page
-NAME_SAID_WORDS = 3  # a page name of this many words or more, written out word for word in a source, cites the page
+NAME_SAID_WORDS = 3  # a page name or heading of this many words or more, written out word for word in a source, cites the page
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (Ranked.suggestions takes another when one is used)
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
 
@@ -86,6 +89,53 @@ def page_names(titles: list[str]) -> list[str]:
     return names
 
 
+def cited_headings(corpus: Corpus, keywords: Keywords) -> CitedHeadings:
+    """The headings of each page (its main text's, one a line) that may cite it: NAME_SAID_WORDS words or more, some of
+    them content words, and on no other page (a heading that several pages share, "What's in this release", is the
+    site's template and names none of them)."""
+    pages = Counter(heading for text in corpus.headings for heading in set(text.lower().splitlines()))
+    named = [(page, heading) for page, text in enumerate(corpus.headings) for heading in dict.fromkeys(text.splitlines())
+             if pages[heading.lower()] == 1 and len(_words(heading)) >= NAME_SAID_WORDS]
+    tokens = keywords.vocabulary.tokenize([heading for _, heading in named])
+    owner, ids = np.repeat(np.arange(len(named)), tokens.counts), tokens.ids.astype(np.int64)
+    known = (ids >= 0) & (ids < len(keywords.idf))
+    owner, ids = np.divmod(distinct(owner[known] * len(keywords.idf) + ids[known]), len(keywords.idf))  # each term once
+    kept = distinct(owner)  # a heading of stop words only names nothing
+    place = np.searchsorted(kept, owner)
+    page = np.array([page for page, _ in named], dtype=np.int64)[kept]
+    return CitedHeadings(np.searchsorted(page, np.arange(len(corpus) + 1)), [named[row][1] for row in kept.tolist()],
+                         np.searchsorted(place, np.arange(len(kept) + 1)), ids)
+
+
+@dataclass
+class CitedHeadings:
+    """cited_headings: page p's are texts[starts[p]:starts[p + 1]]; heading h's terms are terms[term_starts[h]:term_starts[h + 1]]."""
+
+    starts: np.ndarray  # (pages + 1,)
+    texts: list[str]
+    term_starts: np.ndarray  # (headings + 1,)
+    terms: np.ndarray
+
+    def of(self, page: int) -> list[str]:
+        return self.texts[self.starts[page]:self.starts[page + 1]]
+
+    def held(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """Which pairs' sources (pages[j] of the phrases, targets[j]) hold every term of one of the target's headings."""
+        pair, heading = _runs(self.starts[targets], self.starts[targets + 1] - self.starts[targets])
+        row, term = _runs(self.term_starts[heading], self.term_starts[heading + 1] - self.term_starts[heading])
+        low, high = phrases.occurrences(phrases.key(pages[pair[row]], self.terms[term]))
+        missing = np.bincount(row[high == low], minlength=len(heading))
+        held = np.zeros(len(targets), dtype=bool)
+        held[pair[missing == 0]] = True
+        return held
+
+
+def _runs(first: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, place) of the items of runs laid end to end: run i is places first[i], ..., first[i] + counts[i] - 1."""
+    owner = np.repeat(np.arange(len(first)), counts)
+    return owner, np.arange(len(owner)) + np.repeat(first - (np.cumsum(counts) - counts), counts)
+
+
 @dataclass
 class Found:
     """The best text anchors of some pairs, ALTERNATIVES per pair, as character spans; -1 where none."""
@@ -95,12 +145,13 @@ class Found:
     strengths: np.ndarray  # float32, 0 where none
     best: np.ndarray  # (pairs,) float32: the strength of the pair's strongest window (not always shown), 0 where none
     name_said: np.ndarray  # (pairs,) bool: the source writes out the target's name word for word (AnchorFinder.names_said)
+    heading_held: np.ndarray  # (pairs,) bool: the source holds every word of one of the target's cited_headings
 
     @classmethod
     def empty(cls, pairs: int) -> Found:
         return cls(np.full((pairs, ALTERNATIVES), -1, dtype=np.int32), np.full((pairs, ALTERNATIVES), -1, dtype=np.int32),
                    np.zeros((pairs, ALTERNATIVES), dtype=np.float32), np.zeros(pairs, dtype=np.float32),
-                   np.zeros(pairs, dtype=bool))
+                   np.zeros(pairs, dtype=bool), np.zeros(pairs, dtype=bool))
 
     def alternatives(self, rows: np.ndarray) -> Iterator[tuple[list[int], list[int], list[float]]]:
         """(starts, ends, strengths) of these rows' text anchors, as lists read from the arrays at once."""
@@ -132,6 +183,7 @@ class AnchorFinder:
         self.keywords = keywords
         self.common = keywords.idf_of_share(COMMON_SHARE)  # a phrase must hold a rarer word than this
         self.names = page_names(corpus.titles)  # for the title fallback; the terms keep a series label's words
+        self.headings = cited_headings(corpus, keywords)
 
     def anchors(self, source: int, target: int) -> list[Anchor]:
         """The best text anchors for one pair with their sentences, strongest first, then the title fallback."""
@@ -153,29 +205,32 @@ class AnchorFinder:
 
         with ThreadPoolExecutor(THREADS) as pool:
             list(pool.map(search, self._blocks(sources)))
-        found.name_said = self.names_said(sources, targets, found.best >= 1 - BOUND_SLACK)
+        found.name_said = self.names_said(sources, targets, found.best >= 1 - BOUND_SLACK, found.heading_held)
         return found
 
-    def names_said(self, sources: np.ndarray, targets: np.ndarray, asked: np.ndarray) -> np.ndarray:
-        """Which asked pairs' sources write out the target's name (NAME_SAID_WORDS words or more) word for word
-        (case, spacing and punctuation aside): an editor citing the page by its name, the surest sign of a link.
+    def names_said(self, sources: np.ndarray, targets: np.ndarray, asked: np.ndarray, headings_asked: np.ndarray) -> np.ndarray:
+        """Which asked pairs' sources write out the target's name, or headings_asked pairs' one of its cited_headings
+        (NAME_SAID_WORDS words or more), word for word (case, spacing and punctuation aside): an editor citing the page
+        by its name, or a part of it by its heading, the surest sign of a link.
 
-        Only pairs whose best window already holds the whole weight of the target's title are asked
-        (a page that says the name holds all its words): a few in a hundred candidates.
+        Only pairs whose best window already holds the whole weight of the target's title are asked for
+        the name (a page that says the name holds all its words), and for headings those whose source
+        holds every word of one (Found.heading_held): a few in a hundred candidates.
         """
         said = np.zeros(len(sources), dtype=bool)
-        patterns: dict[int, re.Pattern[str] | None] = {}
+        names: dict[int, list[re.Pattern[str]]] = {}
+        headings: dict[int, list[re.Pattern[str]]] = {}
         source, text = -1, ""
-        for row in np.flatnonzero(asked).tolist():  # pairs come sorted by source: each text lower-cased once
+        for row in np.flatnonzero(asked | headings_asked).tolist():  # pairs come sorted by source: each text lower-cased once
             target = int(targets[row])
-            if target not in patterns:
-                words = _words(self.names[target])
-                patterns[target] = (re.compile(r"\W+".join(re.escape(word).replace("'", "['\u2019]") for word in words))
-                                    if len(words) >= NAME_SAID_WORDS else None)
-            if patterns[target] is not None:
+            if target not in names:
+                names[target] = [_name_pattern(words) for words in [_words(self.names[target])] if len(words) >= NAME_SAID_WORDS]
+                headings[target] = [_name_pattern(_words(heading)) for heading in self.headings.of(target)]
+            patterns = (names[target] if asked[row] else []) + (headings[target] if headings_asked[row] else [])
+            if patterns:
                 if sources[row] != source:
                     source, text = int(sources[row]), self.corpus.texts[sources[row]].lower()
-                said[row] = _says(patterns[target], text)
+                said[row] = any(_says(pattern, text) for pattern in patterns)
         return said
 
     def _blocks(self, sources: np.ndarray) -> Iterator[tuple[list[int], np.ndarray]]:
@@ -283,6 +338,7 @@ class AnchorFinder:
         strongest = np.zeros(len(targets), dtype=np.float32)
         np.maximum.at(strongest, pair, strength)
         found.best[rows] = strongest
+        found.heading_held[rows] = self.headings.held(phrases, pages, targets)
         best = _best(pair, strength, strength - SHORTER_ANCHOR * (last - first + 1), phrases.starts[first], phrases.ends[last],
                      len(targets))
         for slot, (chosen, starts, ends, strengths) in enumerate(best):
@@ -321,9 +377,7 @@ class TargetTerms:
 
     def of(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(pair, term, weight, titled): each term of each pair's target, pair j's (targets[j]) in a run."""
-        first, counts = self.starts[targets], self.starts[targets + 1] - self.starts[targets]
-        pair = np.repeat(np.arange(len(targets)), counts)
-        at = np.arange(len(pair)) + np.repeat(first - (np.cumsum(counts) - counts), counts)
+        pair, at = _runs(self.starts[targets], self.starts[targets + 1] - self.starts[targets])
         return pair, self.ids[at], self.weights[at], self.titled[at]
 
 
@@ -345,6 +399,11 @@ class Matches:
 
 _GOES_ON = re.compile(r"[.'\u2019-]?\w")  # after a match: the last word goes on ("1.26" in "1.26.1", "bug" in "bug-free")
 _GOES_BACK = re.compile(r"\w[.'\u2019-]?$")  # before it: the first word started earlier
+
+
+def _name_pattern(words: list[str]) -> re.Pattern[str]:
+    """What matches these words (_words of a name) in a lower-cased text, whatever spacing and punctuation part them."""
+    return re.compile(r"\W+".join(re.escape(word).replace("'", "['\u2019]") for word in words))
 
 
 def _says(pattern: re.Pattern[str], text: str) -> bool:

@@ -80,6 +80,7 @@ class Corpus:
     orphans: list[dict] = field(default_factory=list)
     listings: np.ndarray | None = None  # per page: it lists other pages, a target only (LISTED_ANCHOR_CHARS); None: none does
     inbound_anchors: list[tuple[int, str]] = field(default_factory=list)  # (target, anchor text) of each content link to a page
+    headings: list[str] = field(default_factory=list)  # per page: its main content's headings, one a line (empty: none known)
 
     def __post_init__(self) -> None:
         if self.listings is None:
@@ -132,8 +133,9 @@ def url_date(url: str) -> str | None:
 def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tuple[str, str]] = frozenset()) -> Corpus:
     """Read candidate pages and their resolved links; `hidden` (source, target) URL pairs are treated as unlinked."""
     resolve = resolver(db)
+    headings = "headings" if "headings" in db["pages"].columns_dict else "NULL AS headings"  # a crawl before they were kept
     rows = [row for row in db.query(
-        "SELECT url, title, h1, main_text, content_hash, depth, published, sitemap_only, "
+        f"SELECT url, title, h1, main_text, {headings}, content_hash, depth, published, sitemap_only, "
         "(SELECT coalesce(sum(length(anchor)), 0) FROM links WHERE source = url AND region = 'content') AS link_chars, "
         "(SELECT coalesce(sum(length(anchor)), 0) FROM links WHERE source = url AND region = 'other' AND length(anchor) >= ? "
         "AND instr(main_text, anchor) > 0) AS listed_chars "
@@ -155,6 +157,7 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
         inbound=[0] * len(rows), content_pairs=set(), template_codes=np.zeros(0, dtype=np.int64), link_spans=[[] for _ in rows],
         listings=np.array([listed > MAX_LINK_DENSITY * len(text or "") for listed, text in zip(column["listed_chars"], column["main_text"])],
                           dtype=bool),
+        headings=[text or "" for text in column["headings"]],
     )
     index = corpus.index
     template: list[int] = []  # pair codes linked from outside the content (some from it too)

@@ -179,7 +179,8 @@ class Vocabulary:
         """Add these packed spellings (distinct, none 0) and their ids to the table; threads tokenise at once."""
         with self._lock:
             new = ~self._packed.get(keys)[1]  # another thread may have added some meanwhile
-            self._packed = self._packed.with_added(keys[new], ids[new])
+            if new.any():  # else a copy of the whole table for nothing (nearly every block of the anchor search)
+                self._packed = self._packed.with_added(keys[new], ids[new])
 
 
 def _pack(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -58,7 +58,8 @@ def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, 
     anchors = list(_anchors(root, base_url))
     for index, (element, _) in enumerate(anchors):
         element.set("href", f"{MARKER}{index}")
-    page.main_text, content_links = main_content(root)
+    page.main_text, content_links, headings = main_content(root)
+    page.headings = "\n".join(headings) or None
     page.word_count = len(page.main_text.split())
     page.content_hash = hashlib.sha1(f"{page.title or ''}\n{page.main_text}".encode()).hexdigest()
     sentences = sentence_spans(page.main_text)
@@ -81,13 +82,13 @@ def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, 
     return page
 
 
-def main_content(root: HtmlElement) -> tuple[str, dict[int, tuple[str, int]]]:
-    """Main text and, for each marked anchor found in it, (anchor text, offset in the text)."""
+def main_content(root: HtmlElement) -> tuple[str, dict[int, tuple[str, int]], list[str]]:
+    """Main text, for each marked anchor found in it (anchor text, offset in the text), and the text's headings."""
     document = trafilatura.bare_extraction(
         root, include_links=True, include_comments=False, include_tables=True, include_images=False, deduplicate=False
     )
     if document is None or document.body is None:
-        return "", {}
+        return "", {}, []
     body = document.body
     for ref in body.iter("ref"):
         index = (ref.get("target") or "").removeprefix(MARKER)
@@ -99,7 +100,8 @@ def main_content(root: HtmlElement) -> tuple[str, dict[int, tuple[str, int]]]:
         else:
             ref.text += CLOSE
     etree.strip_tags(body, "ref")
-    return _strip_markers(xmltotxt(body, include_formatting=False))
+    headings = [" ".join(_MARKED.sub(r"\2", "".join(head.itertext())).split()) for head in body.iter("head")]
+    return *_strip_markers(xmltotxt(body, include_formatting=False)), [heading for heading in headings if heading]
 
 
 def _strip_markers(marked: str) -> tuple[str, dict[int, tuple[str, int]]]:

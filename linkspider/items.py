@@ -41,6 +41,7 @@ class Page:
     published: str | None = None
     modified: str | None = None
     main_text: str | None = None
+    headings: str | None = None  # the main content's headings, one a line
     word_count: int | None = None
     content_hash: str | None = None
     body_hash: str | None = None

@@ -96,7 +96,7 @@ class Site:
 
     def page(self, path: str, title: str | None = None, text: str | None = None, *, status: int = 200, is_html: int = 1,
              noindex: int = 0, canonical: str | None = None, redirect_to: str | None = None, depth: int | None = 1,
-             sitemap_only: int = 0, words: int | None = None, published: str | None = None) -> str:
+             sitemap_only: int = 0, words: int | None = None, published: str | None = None, headings: str | None = None) -> str:
         page_url = url(path)
         self.db["pages"].insert({
             "url": page_url, "final_url": url(redirect_to) if redirect_to else page_url,
@@ -104,7 +104,7 @@ class Site:
             "title": title, "h1": title, "canonical": url(canonical) if canonical else None, "noindex": noindex,
             "main_text": text, "word_count": len((text or "").split()) if words is None else words,
             "content_hash": hashlib.sha1(f"{title}\n{text}".encode()).hexdigest() if text else None,
-            "gone": 0, "depth": depth, "sitemap_only": sitemap_only, "in_sitemap": 1, "published": published,
+            "gone": 0, "depth": depth, "sitemap_only": sitemap_only, "in_sitemap": 1, "published": published, "headings": headings,
         })
         if text:
             self.texts[page_url] = text
@@ -705,13 +705,35 @@ def test_a_source_that_writes_out_the_targets_name_cites_it_and_that_pair_ranks_
     assert found.best[0] >= 1 and found.best[1] >= 1  # the name check is asked on both: all its words, close together
     assert found.name_said.tolist() == [True, False, False]  # but only /cites/ writes out the name
     release, point, cites_release = (corpus.urls.index(url(path)) for path in ("/release/", "/point-release/", "/cites-release/"))
-    said = finder.names_said(np.array([point, cites_release]), np.array([release, release]), np.array([True, True]))
+    said = finder.names_said(np.array([point, cites_release]), np.array([release, release]), np.array([True, True]),
+                             np.array([False, False]))
     assert said.tolist() == [False, True]  # "1.26.1" and "1.2" are other versions: the name's last word goes on or stops short
     words = Candidate(source=cites, target=close, similarity=0.85, lexical=0.5, template_linked=False)  # above, but for the name
     name = Candidate(source=cites, target=target, similarity=0.3, lexical=0.1, template_linked=False)
     queue, _ = ranked(corpus, [words, name], finder, 1, 4)
     assert [(item.target, item.anchor.source) for item in queue] == [(target, "text")]
 
+
+
+def test_a_source_that_writes_out_one_of_the_targets_headings_cites_it(site: Site) -> None:
+    filler_site(site, "deploys, queues and workers", [
+        ("/threads/", "Using Threads to Run Code", "Threads run code at once."),
+        ("/cites/", "Channels", "As \u201cCreating a New Thread with spawn\u201d shows, channels help."),
+        ("/apart/", "Spawning", "A new thread is spawned by creating it with spawn."),
+        ("/short/", "Pools", "Thread pools reuse threads."),
+        ("/template/", "Recap", "The next steps for the release are clear."),
+        ("/also-next/", "Planning", "Planning is hard."),
+    ])
+    site.db["pages"].update(url("/threads/"), {"headings": "Using Threads to Run Code\nCreating a New Thread with spawn\n"
+                                                            "Thread Pools\nNext Steps for the Release"})
+    site.db["pages"].update(url("/also-next/"), {"headings": "Planning\nNext steps for the release"})  # shared: the template's
+    corpus = site.corpus()  # again, with the headings
+    finder = AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles))
+    target = corpus.urls.index(url("/threads/"))
+    sources = [corpus.urls.index(url(path)) for path in ("/cites/", "/apart/", "/short/", "/template/")]
+    found = finder.search_all(np.array(sources), np.full(len(sources), target))
+    assert found.heading_held.tolist() == [True, True, False, False]  # every word of a cited heading: asked
+    assert found.name_said.tolist() == [True, False, False, False]  # only /cites/ writes it out; two words or a template's cite nothing
 
 def test_a_series_label_that_starts_three_titles_is_left_out_of_the_name() -> None:
     titles = ["Code Review: Emergence", "Code Review: Energy Sync", "Cargo: predictable dependency management",

@@ -193,6 +193,14 @@ def test_post_main_text_is_its_body_without_boilerplate(demo_crawl: CrawlRun, de
     assert [word for word in BOILERPLATE_WORDS if word in main_text] == []
 
 
+@pytest.mark.parametrize("post", POSTS, ids=lambda post: post.slug)
+def test_post_headings_are_its_titles_and_its_bodys_not_the_sidebars(demo_crawl: CrawlRun, demo_url: str, post: Post) -> None:
+    headings = demo_crawl.page(absolute(demo_url, post.url))["headings"]
+    body = lxml.html.fromstring(post.source.body)
+    sections = [" ".join(heading.text_content().split()) for heading in body.iter("h2", "h3", "h4")]
+    assert sections and headings.splitlines() == [post.title, *sections]  # not "Popular guides" nor "Newsletter"
+
+
 def test_word_count_and_content_hash(demo_crawl: CrawlRun) -> None:
     for url, title, main_text, word_count, content_hash in rows(
             demo_crawl, "SELECT url, title, main_text, word_count, content_hash FROM pages WHERE status = 200"):
