@@ -119,6 +119,10 @@ class CitedHeadings:
     def of(self, page: int) -> list[str]:
         return self.texts[self.starts[page]:self.starts[page + 1]]
 
+    def owners(self) -> np.ndarray:
+        """The page of each heading."""
+        return np.repeat(np.arange(len(self.starts) - 1), np.diff(self.starts))
+
     def held(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """Which pairs' sources (pages[j] of the phrases, targets[j]) hold every term of one of the target's headings."""
         pair, heading = _runs(self.starts[targets], self.starts[targets + 1] - self.starts[targets])

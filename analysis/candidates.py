@@ -1,7 +1,8 @@
 """Stage 4, candidates: neighbour pairs minus the links that exist, within the similarity band.
 
 Pairs come from both neighbour lists of the index stage (by meaning and by words) and from
-mentions (the source's text holds most of the target's title words); each gets both similarities.
+mentions (the source's text holds most of the target's title words, or of one of its headings: see
+pipeline.mentioned_pairs); each gets both similarities.
 A pair already linked from the source's main content is dropped; one linked only from nav, footer
 or sidebars stays (that is not an editorial link) and is flagged. A listing page (load.py) is no
 source: its text is generated, a list of other pages, with no sentence an editor could link from.
@@ -36,7 +37,7 @@ class Candidate:
     similarity: float  # cosine of the embeddings
     lexical: float  # TF-IDF cosine of the texts
     template_linked: bool  # the source links to the target, but only from its template
-    mentioned: bool = False  # the source's text holds most of the target's title words
+    mentioned: bool = False  # the source's text holds most of the words of the target's title or of one of its headings
 
 
 @dataclass

@@ -177,27 +177,30 @@ class Keywords:
             list(pool.map(fill, range(0, pages, block)))
         return similarities, indices
 
-    def mentions(self, titles: list[str], min_share: float, common_share: float) -> list[tuple[int, int]]:
-        """(source, target) pairs where the source's text holds most of the target's title words.
+    def mentions(self, titles: list[str], min_share: float, common_share: float,
+                 owners: np.ndarray | None = None) -> list[tuple[int, int]]:
+        """(source, target) pairs where the source's text holds most of the target's title words (titles[i] is page
+        owners[i]'s, page i's if not given; another of its names, such as a heading, may stand for a title).
 
         A title word counts by its IDF; words on more than common_share of the pages are left out
         (they name nothing), so are titles left with none. A source holding at least min_share of
         the remaining weight mentions the target, whatever its overall similarity.
         """
+        owners = np.arange(len(titles)) if owners is None else owners
         common = self.idf_of_share(common_share)
         rows, cols, weights = [], [], []
-        for target, title in enumerate(titles):
+        for row, title in enumerate(titles):
             title_terms = [term for term in self.title_terms(title) if self.idf[term] >= common]
             total = sum(float(self.idf[term]) for term in title_terms)
             for term in title_terms:
-                rows.append(target)
+                rows.append(row)
                 cols.append(term)
                 weights.append(self.idf[term] / total)
         queries = sparse.csr_matrix((weights, (rows, cols)), shape=(len(titles), self.matrix.shape[1]), dtype=np.float32)
         present = (self.matrix > 0).astype(np.float32).T.tocsr()
-        found = (queries @ present).tocoo()  # target x source: share of the title's weight in the source
-        keep = (found.data >= min_share - 1e-6) & (found.row != found.col)
-        return list(zip(found.col[keep].tolist(), found.row[keep].tolist()))
+        found = (queries @ present).tocoo()  # title x source: share of the title's weight in the source
+        keep = (found.data >= min_share - 1e-6) & (owners[found.row] != found.col)
+        return list(zip(found.col[keep].tolist(), owners[found.row[keep]].tolist()))
 
     def similarity(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """Cosine of each (source, target) pair, without forming any other pair; THREADS chunks of pairs at a time."""

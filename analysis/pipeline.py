@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import sqlite_utils
 
-from analysis.anchors import COMMON_SHARE, AnchorFinder
+from analysis.anchors import COMMON_SHARE, AnchorFinder, cited_headings
 from analysis.candidates import Candidates, find_candidates
 from analysis.changes import Changes, record_changes
 from analysis.embed import DEFAULT_BACKEND, DEFAULT_MODEL, embed_pages, page_text
@@ -122,13 +122,21 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
         keywords = Keywords(corpus.texts, corpus.titles)  # whole pages
         if len(corpus) <= KEYWORD_NEIGHBOURS_LIMIT:
             by_words = keywords.nearest(options.neighbours)
-            mentions = set(keywords.mentions(corpus.titles, MENTION_SHARE, COMMON_SHARE))
+            mentions = mentioned_pairs(corpus, keywords)
         else:  # both grow with the square of the pages: past the limit, neighbours by meaning only
             by_words, mentions = (np.zeros((len(corpus), 0)), np.zeros((len(corpus), 0), dtype=np.int64)), set()
     with timed(timings, "candidates", options.progress):
         candidates, cannibalised = find_candidates(corpus, embeddings.vectors, by_meaning, keywords, by_words, mentions,
                                                    threshold, options.max_similarity, excluded)
     return candidates, cannibalised, keywords, embeddings.computed
+
+
+def mentioned_pairs(corpus: Corpus, keywords: Keywords) -> set[Pair]:
+    """(source, target) pairs where the source's text holds most of the rarer words of the target's title, or of one of
+    its cited headings (a part of the page, by its name: "Temporary lifetime extension")."""
+    headings = cited_headings(corpus, keywords)
+    return set(keywords.mentions(corpus.titles + headings.texts, MENTION_SHARE, COMMON_SHARE,
+                                 np.concatenate([np.arange(len(corpus)), headings.owners()])))
 
 
 def run(db_path: str | Path, options: Options) -> Result:

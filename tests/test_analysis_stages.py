@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis import anchors, index, score
+from analysis import anchors, index, pipeline, score
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, short_title
 from analysis.candidates import Candidate, Candidates, find_candidates
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
@@ -715,7 +715,7 @@ def test_a_source_that_writes_out_the_targets_name_cites_it_and_that_pair_ranks_
 
 
 
-def test_a_source_that_writes_out_one_of_the_targets_headings_cites_it(site: Site) -> None:
+def test_a_source_that_writes_out_one_of_the_targets_headings_cites_it_and_mentions_it(site: Site) -> None:
     filler_site(site, "deploys, queues and workers", [
         ("/threads/", "Using Threads to Run Code", "Threads run code at once."),
         ("/cites/", "Channels", "As \u201cCreating a New Thread with spawn\u201d shows, channels help."),
@@ -734,6 +734,8 @@ def test_a_source_that_writes_out_one_of_the_targets_headings_cites_it(site: Sit
     found = finder.search_all(np.array(sources), np.full(len(sources), target))
     assert found.heading_held.tolist() == [True, True, False, False]  # every word of a cited heading: asked
     assert found.name_said.tolist() == [True, False, False, False]  # only /cites/ writes it out; two words or a template's cite nothing
+    mentions = pipeline.mentioned_pairs(corpus, finder.keywords)  # candidates whatever their similarity: holding most of a heading's words
+    assert [(source, target) in mentions for source in sources] == [True, True, False, False]
 
 def test_a_series_label_that_starts_three_titles_is_left_out_of_the_name() -> None:
     titles = ["Code Review: Emergence", "Code Review: Energy Sync", "Cargo: predictable dependency management",
