@@ -314,9 +314,9 @@ class AnchorFinder:
         from a page left out of the corpus may hold others), its largest over the target's anchors."""
         columns, idf = len(self.keywords.idf), self.keywords.idf
         links = self.corpus.inbound_anchors
-        link_targets = np.fromiter((target for target, _ in links), dtype=np.int64, count=len(links))
+        link_targets = np.frombuffer(links.targets, dtype=np.int64)
         wanted = np.flatnonzero(among(link_targets, targets))
-        tokens = self.keywords.vocabulary.tokenize([links[row][1] for row in wanted.tolist()])
+        tokens = self.keywords.vocabulary.tokenize([links.texts[row] for row in wanted.tolist()])
         words = tokens.ids.astype(np.int64)
         link = np.repeat(np.arange(len(wanted)), tokens.counts)
         known = (words >= 0) & (words < columns)

@@ -125,8 +125,7 @@ class Keywords:
             columns.append((present & 0xFFFFFFFF).astype(np.int32))
             counts.append(count.astype(np.float32))
         rows = np.concatenate([np.zeros(0, dtype=np.int64), *terms_per_page])
-        counts = sparse.csr_matrix((np.concatenate([np.zeros(0, dtype=np.float32), *counts]),
-                                    np.concatenate([np.zeros(0, dtype=np.int32), *columns]), np.concatenate([[0], np.cumsum(rows)])),
+        counts = sparse.csr_matrix((_joined(counts, np.float32), _joined(columns, np.int32), np.concatenate([[0], np.cumsum(rows)])),
                                    shape=(len(rows), len(self.vocabulary)))
         transformer = TfidfTransformer(sublinear_tf=True).fit(counts)
         self.matrix: sparse.csr_matrix = transformer.transform(counts, copy=False).tocsr()  # float32 in place: no copy at the peak
@@ -215,6 +214,14 @@ class Keywords:
         with ThreadPoolExecutor(THREADS) as pool:
             list(pool.map(fill, range(0, len(sources), chunk)))
         return result
+
+
+def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:
+    """The parts end to end, the list emptied as they are joined: the blocks of one column and the whole of it are held
+    at once, not those of both columns (192M non-zeros at 1M pages: 0.77 GB less at the fit's peak)."""
+    joined = np.concatenate([np.zeros(0, dtype=dtype), *parts])
+    parts.clear()
+    return joined
 
 
 def _blocks(pages: Iterable[tuple[str, ...]], characters: int) -> Iterator[list[tuple[str, ...]]]:

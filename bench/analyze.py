@@ -454,7 +454,7 @@ class SyntheticSite:
         Every page links from its text to 3-8 others (80% in its own cluster), an anchor of 2-4 words at
         the start of a sentence; every page's sidebar links to the ten newest pages (template links).
         """
-        from analysis.load import Corpus, pair_codes
+        from analysis.load import Corpus, InboundAnchors, pair_codes
 
         rng = self.rng
         members: dict[int, list[int]] = {}
@@ -462,7 +462,7 @@ class SyntheticSite:
             members.setdefault(cluster, []).append(page)
         titles, texts, spans = [], [], []
         content_pairs: set[tuple[int, int]] = set()
-        inbound_anchors: list[tuple[int, str]] = []
+        inbound_anchors = InboundAnchors()
         for page in range(self.pages):
             title, title_words = self.title(page)
             text, offsets = self.text(page, title_words)
@@ -478,7 +478,7 @@ class SyntheticSite:
                 anchor = " ".join(text[start:start + 80].split()[:int(rng.integers(2, 5))]).rstrip(",.")
                 content_pairs.add((page, target))
                 links.append((start, start + len(anchor)))
-                inbound_anchors.append((target, anchor))
+                inbound_anchors.append(target, anchor)
             spans.append(sorted(links))
         newest = list(range(min(10, self.pages)))  # pages are numbered newest first
         template_codes = pair_codes([(page, target) for page in range(self.pages) for target in newest
