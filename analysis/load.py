@@ -78,9 +78,6 @@ class InboundAnchors:
     def __iter__(self) -> Iterator[tuple[int, str]]:
         return zip(self.targets, self.texts)
 
-    def __len__(self) -> int:
-        return len(self.texts)
-
 
 @dataclass
 class Corpus:

@@ -714,7 +714,6 @@ def test_a_source_that_writes_out_the_targets_name_cites_it_and_that_pair_ranks_
     assert [(item.target, item.anchor.source) for item in queue] == [(target, "text")]
 
 
-
 def test_a_source_that_writes_out_one_of_the_targets_headings_cites_it_and_mentions_it(site: Site) -> None:
     filler_site(site, "deploys, queues and workers", [
         ("/threads/", "Using Threads to Run Code", "Threads run code at once."),
@@ -736,6 +735,7 @@ def test_a_source_that_writes_out_one_of_the_targets_headings_cites_it_and_menti
     assert found.name_said.tolist() == [True, False, False, False]  # only /cites/ writes it out; two words or a template's cite nothing
     mentions = pipeline.mentioned_pairs(corpus, finder.keywords)  # candidates whatever their similarity: holding most of a heading's words
     assert [(source, target) in mentions for source in sources] == [True, True, False, False]
+
 
 def test_a_series_label_that_starts_three_titles_is_left_out_of_the_name() -> None:
     titles = ["Code Review: Emergence", "Code Review: Energy Sync", "Cargo: predictable dependency management",
