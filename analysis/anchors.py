@@ -89,27 +89,33 @@ def page_names(titles: list[str]) -> list[str]:
     return names
 
 
-def cited_headings(corpus: Corpus, keywords: Keywords) -> CitedHeadings:
+def cited_headings(corpus: Corpus, keywords: Keywords) -> PageNames:
     """The headings of each page (its main text's, one a line) that may cite it: NAME_SAID_WORDS words or more, some of
     them content words, and on no other page (a heading that several pages share, "What's in this release", is the
     site's template and names none of them)."""
     pages = Counter(heading for text in corpus.headings for heading in set(text.lower().splitlines()))
-    named = [(page, heading) for page, text in enumerate(corpus.headings) for heading in dict.fromkeys(text.splitlines())
-             if pages[heading.lower()] == 1 and len(_words(heading)) >= NAME_SAID_WORDS]
-    tokens = keywords.vocabulary.tokenize([heading for _, heading in named])
+    return page_names_of([(page, heading) for page, text in enumerate(corpus.headings) for heading in dict.fromkeys(text.splitlines())
+                          if pages[heading.lower()] == 1 and len(_words(heading)) >= NAME_SAID_WORDS], len(corpus), keywords)
+
+
+def page_names_of(named: list[tuple[int, str]], pages: int, keywords: Keywords) -> PageNames:
+    """PageNames of these (page, name) pairs, in page order, with the distinct terms of each; a name of stop words only
+    names nothing and is left out."""
+    tokens = keywords.vocabulary.tokenize([name for _, name in named])
     owner, ids = np.repeat(np.arange(len(named)), tokens.counts), tokens.ids.astype(np.int64)
     known = (ids >= 0) & (ids < len(keywords.idf))
     owner, ids = np.divmod(distinct(owner[known] * len(keywords.idf) + ids[known]), len(keywords.idf))  # each term once
-    kept = distinct(owner)  # a heading of stop words only names nothing
+    kept = distinct(owner)
     place = np.searchsorted(kept, owner)
     page = np.array([page for page, _ in named], dtype=np.int64)[kept]
-    return CitedHeadings(np.searchsorted(page, np.arange(len(corpus) + 1)), [named[row][1] for row in kept.tolist()],
-                         np.searchsorted(place, np.arange(len(kept) + 1)), ids)
+    return PageNames(np.searchsorted(page, np.arange(pages + 1)), [named[row][1] for row in kept.tolist()],
+                     np.searchsorted(place, np.arange(len(kept) + 1)), ids)
 
 
 @dataclass
-class CitedHeadings:
-    """cited_headings: page p's are texts[starts[p]:starts[p + 1]]; heading h's terms are terms[term_starts[h]:term_starts[h + 1]]."""
+class PageNames:
+    """Names of pages (a page's name, its cited headings): page p's are texts[starts[p]:starts[p + 1]], name n's terms
+    are terms[term_starts[n]:term_starts[n + 1]]."""
 
     starts: np.ndarray  # (pages + 1,)
     texts: list[str]
@@ -120,15 +126,15 @@ class CitedHeadings:
         return self.texts[self.starts[page]:self.starts[page + 1]]
 
     def owners(self) -> np.ndarray:
-        """The page of each heading."""
+        """The page of each name."""
         return np.repeat(np.arange(len(self.starts) - 1), np.diff(self.starts))
 
     def held(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """Which pairs' sources (pages[j] of the phrases, targets[j]) hold every term of one of the target's headings."""
-        pair, heading = _runs(self.starts[targets], self.starts[targets + 1] - self.starts[targets])
-        row, term = _runs(self.term_starts[heading], self.term_starts[heading + 1] - self.term_starts[heading])
+        """Which pairs' sources (pages[j] of the phrases, targets[j]) hold every term of one of the target's names."""
+        pair, name = _runs(self.starts[targets], self.starts[targets + 1] - self.starts[targets])
+        row, term = _runs(self.term_starts[name], self.term_starts[name + 1] - self.term_starts[name])
         low, high = phrases.occurrences(phrases.key(pages[pair[row]], self.terms[term]))
-        missing = np.bincount(row[high == low], minlength=len(heading))
+        missing = np.bincount(row[high == low], minlength=len(name))
         held = np.zeros(len(targets), dtype=bool)
         held[pair[missing == 0]] = True
         return held
@@ -149,13 +155,14 @@ class Found:
     strengths: np.ndarray  # float32, 0 where none
     best: np.ndarray  # (pairs,) float32: the strength of the pair's strongest window (not always shown), 0 where none
     name_said: np.ndarray  # (pairs,) bool: the source writes out the target's name word for word (AnchorFinder.names_said)
-    heading_held: np.ndarray  # (pairs,) bool: the source holds every word of one of the target's cited_headings
+    name_held: np.ndarray  # (pairs,) bool: the source holds every content word of the target's name (of NAME_SAID_WORDS or more)
+    heading_held: np.ndarray  # (pairs,) bool: the source holds every content word of one of the target's cited_headings
 
     @classmethod
     def empty(cls, pairs: int) -> Found:
         return cls(np.full((pairs, ALTERNATIVES), -1, dtype=np.int32), np.full((pairs, ALTERNATIVES), -1, dtype=np.int32),
                    np.zeros((pairs, ALTERNATIVES), dtype=np.float32), np.zeros(pairs, dtype=np.float32),
-                   np.zeros(pairs, dtype=bool), np.zeros(pairs, dtype=bool))
+                   np.zeros(pairs, dtype=bool), np.zeros(pairs, dtype=bool), np.zeros(pairs, dtype=bool))
 
     def alternatives(self, rows: np.ndarray) -> Iterator[tuple[list[int], list[int], list[float]]]:
         """(starts, ends, strengths) of these rows' text anchors, as lists read from the arrays at once."""
@@ -190,6 +197,8 @@ class AnchorFinder:
         self.keywords = keywords
         self.common = keywords.idf_of_share(COMMON_SHARE)  # a phrase must hold a rarer word than this
         self.names = page_names(corpus.titles)  # for the title fallback; the terms keep a series label's words
+        self.said_names = page_names_of([(page, name) for page, name in enumerate(self.names) if len(_words(name)) >= NAME_SAID_WORDS],
+                                        len(corpus), keywords)
         self.headings = cited_headings(corpus, keywords)
 
     def anchors(self, source: int, target: int) -> list[Anchor]:
@@ -212,7 +221,7 @@ class AnchorFinder:
 
         with ThreadPoolExecutor(THREADS) as pool:
             list(pool.map(search, self._blocks(sources)))
-        found.name_said = self.names_said(sources, targets, found.best >= 1 - BOUND_SLACK, found.heading_held)
+        found.name_said = self.names_said(sources, targets, found.name_held, found.heading_held)
         return found
 
     def names_said(self, sources: np.ndarray, targets: np.ndarray, asked: np.ndarray, headings_asked: np.ndarray) -> np.ndarray:
@@ -220,9 +229,8 @@ class AnchorFinder:
         (NAME_SAID_WORDS words or more), word for word (case, spacing and punctuation aside): an editor citing the page
         by its name, or a part of it by its heading, the surest sign of a link.
 
-        Only pairs whose best window already holds the whole weight of the target's title are asked for
-        the name (a page that says the name holds all its words), and for headings those whose source
-        holds every word of one (Found.heading_held): a few in a hundred candidates.
+        Only pairs whose source holds every content word of the name are asked for it (Found.name_held), and
+        of a heading for the target's headings (Found.heading_held): a few in a hundred candidates.
         """
         said = np.zeros(len(sources), dtype=bool)
         names: dict[int, list[re.Pattern[str]]] = {}
@@ -231,7 +239,7 @@ class AnchorFinder:
         for row in np.flatnonzero(asked | headings_asked).tolist():  # pairs come sorted by source: each text lower-cased once
             target = int(targets[row])
             if target not in names:
-                names[target] = [_name_pattern(words) for words in [_words(self.names[target])] if len(words) >= NAME_SAID_WORDS]
+                names[target] = [_name_pattern(_words(name)) for name in self.said_names.of(target)]
                 headings[target] = [_name_pattern(_words(heading)) for heading in self.headings.of(target)]
             patterns = (names[target] if asked[row] else []) + (headings[target] if headings_asked[row] else [])
             if patterns:
@@ -345,6 +353,7 @@ class AnchorFinder:
         strongest = np.zeros(len(targets), dtype=np.float32)
         np.maximum.at(strongest, pair, strength)
         found.best[rows] = strongest
+        found.name_held[rows] = self.said_names.held(phrases, pages, targets)
         found.heading_held[rows] = self.headings.held(phrases, pages, targets)
         best = _best(pair, strength, strength - SHORTER_ANCHOR * (last - first + 1), phrases.starts[first], phrases.ends[last],
                      len(targets))
