@@ -737,6 +737,14 @@ def test_a_source_that_writes_out_one_of_the_targets_headings_cites_it_and_menti
     assert [(source, target) in mentions for source in sources] == [True, True, False, False]
 
 
+def test_a_crawl_made_before_headings_were_kept_loads_without_them(site: Site) -> None:
+    site.page("/a/", "Alpha", "Alpha text about widgets and more.", headings="Alpha\nWidgets in Depth Today")
+    site.page("/b/", "Beta", "Beta text about gadgets and more.")
+    assert site.corpus(min_words=1).headings == ["Alpha\nWidgets in Depth Today", ""]
+    site.db.execute("ALTER TABLE pages DROP COLUMN headings")  # as an older linkspider wrote it
+    assert site.corpus(min_words=1).headings == ["", ""]
+
+
 def test_a_series_label_that_starts_three_titles_is_left_out_of_the_name() -> None:
     titles = ["Code Review: Emergence", "Code Review: Energy Sync", "Cargo: predictable dependency management",
               "Code Review: ", "Code Review:Eidolon", "Rust 1.0: status report", "Rust 1.0: the trains", "Announcing Rust 1.26"]
