@@ -119,7 +119,7 @@ class PageNames:
 
     starts: np.ndarray  # (pages + 1,)
     texts: list[str]
-    term_starts: np.ndarray  # (headings + 1,)
+    term_starts: np.ndarray  # (names + 1,)
     terms: np.ndarray
 
     def of(self, page: int) -> list[str]:
@@ -224,8 +224,8 @@ class AnchorFinder:
         found.name_said = self.names_said(sources, targets, found.name_held, found.heading_held)
         return found
 
-    def names_said(self, sources: np.ndarray, targets: np.ndarray, asked: np.ndarray, headings_asked: np.ndarray) -> np.ndarray:
-        """Which asked pairs' sources write out the target's name, or headings_asked pairs' one of its cited_headings
+    def names_said(self, sources: np.ndarray, targets: np.ndarray, names_asked: np.ndarray, headings_asked: np.ndarray) -> np.ndarray:
+        """Which names_asked pairs' sources write out the target's name, or headings_asked pairs' one of its cited_headings
         (NAME_SAID_WORDS words or more), word for word (case, spacing and punctuation aside): an editor citing the page
         by its name, or a part of it by its heading, the surest sign of a link.
 
@@ -236,12 +236,12 @@ class AnchorFinder:
         names: dict[int, list[re.Pattern[str]]] = {}
         headings: dict[int, list[re.Pattern[str]]] = {}
         source, text = -1, ""
-        for row in np.flatnonzero(asked | headings_asked).tolist():  # pairs come sorted by source: each text lower-cased once
+        for row in np.flatnonzero(names_asked | headings_asked).tolist():  # pairs come sorted by source: each text lower-cased once
             target = int(targets[row])
             if target not in names:
                 names[target] = [_name_pattern(_words(name)) for name in self.said_names.of(target)]
                 headings[target] = [_name_pattern(_words(heading)) for heading in self.headings.of(target)]
-            patterns = (names[target] if asked[row] else []) + (headings[target] if headings_asked[row] else [])
+            patterns = (names[target] if names_asked[row] else []) + (headings[target] if headings_asked[row] else [])
             if patterns:
                 if sources[row] != source:
                     source, text = int(sources[row]), self.corpus.texts[sources[row]].lower()
