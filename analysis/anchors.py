@@ -7,8 +7,10 @@ weighted by rarity across the site, IDF) plus the TF-IDF weight of the target's 
 words and of the words other pages already link it with (an anchor names its page much as a title
 does), minus a little for words that belong to none of these. The phrase an editor would link on
 scores high, which makes the same number a strong ranking signal (see score.py). The pair is ranked
-by its strongest window, but the anchor shown is the best strength less SHORTER_ANCHOR a word:
-"1.52" rather than "incremental compilation in the 1.52", the concise anchor editors write.
+by its strongest window, but the anchor shown is the one whose every word (as a reader counts them:
+"Rust 1.52.0" is two) brings SHORTER_ANCHOR of that strength: "raw pointer" rather than "mutable raw
+pointer of type", the concise anchor editors write, on a blog (strengths near 1) as in
+documentation (a page's many topic words add up to 2 and more).
 
 A source that writes out the target's name, or one of its headings (the name of a part of it:
 "Creating a New Thread with spawn"), word for word cites it: names_said.
@@ -42,7 +44,7 @@ from analysis.words import WORD, terms
 from linkspider.sentences import sentence_at
 
 EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not a term of the target
-SHORTER_ANCHOR = 0.1  # per word: the anchor shown is the window with the best strength less this (the pair keeps its best strength)
+SHORTER_ANCHOR = 0.2  # per word, times the pair's best strength: the anchor shown is the window with the most strength less this
 MIN_STRENGTH = 0.3  # a phrase weaker than this is not an anchor
 BOUND_SLACK = 1e-3  # upper bounds are compared with MIN_STRENGTH less this (float32 sums, strengths rounded to 4 places)
 TOPIC_TERMS = 20  # the target's most characteristic words (TF-IDF) count beside its title
@@ -171,7 +173,7 @@ class Found:
 
 def anchor_options(text: str, name: str, starts: list[int], ends: list[int], strengths: list[float]) -> Iterator[Anchor]:
     """A pair's anchors (Found.alternatives) as Anchor objects (without their sentence: see with_context), preferred
-    first (strength less SHORTER_ANCHOR a word), then the title fallback: the target's name (page_names), shortened.
+    first (strength less SHORTER_ANCHOR of the best a word), then the title fallback: the target's name (page_names), shortened.
 
     Made one at a time: the queue takes the first one still free, which is nearly always the first.
     """
@@ -355,8 +357,8 @@ class AnchorFinder:
         found.best[rows] = strongest
         found.name_held[rows] = self.said_names.held(phrases, pages, targets)
         found.heading_held[rows] = self.headings.held(phrases, pages, targets)
-        best = _best(pair, strength, strength - SHORTER_ANCHOR * (last - first + 1), phrases.starts[first], phrases.ends[last],
-                     len(targets))
+        preference = strength - SHORTER_ANCHOR * strongest[pair] * phrases.spoken_words(first, last)
+        best = _best(pair, strength, preference, phrases.starts[first], phrases.ends[last], len(targets))
         for slot, (chosen, starts, ends, strengths) in enumerate(best):
             found.starts[rows[chosen], slot], found.ends[rows[chosen], slot] = starts, ends
             found.strengths[rows[chosen], slot] = strengths

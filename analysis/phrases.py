@@ -1,7 +1,7 @@
 """The word windows of source pages that may become anchors, whatever the target (anchors.py scores them).
 
 A window is 2-6 words inside one sentence, joined only by spaces (or - . /), with no stop word at
-either end, outside the page's existing links and outside a sentence that only repeats the page's
+either end, not splitting what a reader sees as one word ("1.32.0", "crates.io"), outside the page's existing links and outside a sentence that only repeats the page's
 own title. Several pages are laid end to end as one set of arrays, so the anchor search works on
 many sources per numpy call; no window crosses from one page into the next.
 """
@@ -33,8 +33,13 @@ class Phrases:
     run_of: HashTable  # distinct key -> its run
     valid: np.ndarray  # (words, sizes): the window of this size starting at this word may be an anchor
     content_before: np.ndarray  # non-stop words before each word
+    dotted_before: np.ndarray  # words before each word joined to their next by a dot ("1.32.0": 2 before "0")
     previous_same: np.ndarray  # the previous word of the same page with the same term, -1 if none
     terms: int  # vocabulary size when made
+
+    def spoken_words(self, first: np.ndarray, last: np.ndarray) -> np.ndarray:
+        """Words of each window (first to last word) as a reader counts them: "Rust 1.32.0" is two."""
+        return last - first + 1 - (self.dotted_before[last] - self.dotted_before[first])
 
     def key(self, page: np.ndarray, term: np.ndarray) -> np.ndarray:
         """The sort key of a term on a page (page is the position among the pages these phrases were made of)."""
@@ -55,13 +60,16 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
     blocked = _blocked(corpus, pages, tokens)
     count, stop = len(ids), ids == STOP
     run = np.concatenate([[0], np.cumsum(~tokens.joined[:-1])])  # words of one run may share a phrase
+    dotted_before = np.concatenate([[0], np.cumsum(tokens.dotted)])
+    starts_word = ~np.concatenate([[False], tokens.dotted[:-1]])  # not the second part of "1.32" or "crates.io"
     blocked_before = np.concatenate([[0], np.cumsum(blocked)])
     valid = np.zeros((count, MAX_WORDS - MIN_WORDS + 1), dtype=bool)
     for size in range(MIN_WORDS, MAX_WORDS + 1):
         first = np.arange(max(0, count - size + 1))
         last = first + size - 1
         valid[first, size - MIN_WORDS] = ((run[first] == run[last]) & ~stop[first] & ~stop[last]
-                                          & (blocked_before[last + 1] == blocked_before[first]))
+                                          & (blocked_before[last + 1] == blocked_before[first])
+                                          & starts_word[first] & ~tokens.dotted[last])
     terms = len(keywords.vocabulary)
     keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
     order = np.argsort(keys, kind="stable")
@@ -73,7 +81,7 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
     asked = keys[runs] != 0  # 0: a stop word of the first page, which no term asks for
     run_of = HashTable.of(keys[runs[asked]].astype(np.uint64), np.flatnonzero(asked))
     return Phrases(ids, tokens.starts, tokens.ends, order, np.append(runs, count), run_of, valid,
-                   np.concatenate([[0], np.cumsum(~stop)]), previous_same, terms)
+                   np.concatenate([[0], np.cumsum(~stop)]), dotted_before, previous_same, terms)
 
 
 def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:

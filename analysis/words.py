@@ -58,12 +58,15 @@ def terms(text: str) -> list[str]:
 class Tokens:
     """The words of some texts end to end as arrays: term id (STOP for stop words), character span in its
     own text, and whether the characters between a word and the next may stand inside a phrase
-    (PHRASE_JOINERS; never across texts)."""
+    (PHRASE_JOINERS; never across texts), and whether that is a dot: then the two are one word to a reader
+    ("1.32.0", "crates.io", "Node.js"), which no anchor splits. A slash is not: it parts alternatives as often
+    ("Objective-C/Swift", "and/or")."""
 
     ids: np.ndarray  # int32, one per word
     starts: np.ndarray  # int32
     ends: np.ndarray  # int32
     joined: np.ndarray  # bool: to the next word
+    dotted: np.ndarray  # bool: joined to the next word by a dot
     counts: np.ndarray  # words per text
 
     def select(self, texts: np.ndarray | list[int]) -> Tokens:
@@ -71,12 +74,12 @@ class Tokens:
         counts = self.counts[texts]
         first = (np.cumsum(self.counts) - self.counts)[texts]
         words = np.arange(counts.sum()) + np.repeat(first - (np.cumsum(counts) - counts), counts)
-        return Tokens(self.ids[words], self.starts[words], self.ends[words], self.joined[words], counts)
+        return Tokens(self.ids[words], self.starts[words], self.ends[words], self.joined[words], self.dotted[words], counts)
 
     @classmethod
     def join(cls, parts: list[Tokens]) -> Tokens:
         """The parts' texts end to end."""
-        return cls(*(np.concatenate([getattr(part, name) for part in parts]) for name in ("ids", "starts", "ends", "joined", "counts")))
+        return cls(*(np.concatenate([getattr(part, name) for part in parts]) for name in ("ids", "starts", "ends", "joined", "dotted", "counts")))
 
 
 @dataclass
@@ -142,10 +145,11 @@ class Vocabulary:
         text_starts = np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
         text_of = np.searchsorted(text_starts, starts, "right") - 1
         joined = (starts[1:] - ends[:-1] == 1) & _among(codes[ends[:-1]], PHRASE_JOINERS)
+        dotted = joined & (codes[ends[:-1]] == ord("."))
         keys = _pack(codes, starts, ends)
         ids, unknown = self._known(keys, np.arange(len(keys)))
         tokens = Tokens(ids=ids, starts=(starts - text_starts[text_of]).astype(np.int32),
-                        ends=(ends - text_starts[text_of]).astype(np.int32), joined=np.append(joined, False),
+                        ends=(ends - text_starts[text_of]).astype(np.int32), joined=np.append(joined, False), dotted=np.append(dotted, False),
                         counts=np.bincount(text_of, minlength=len(texts)))
         return Split(tokens, text, starts, ends, keys, unknown)
 

@@ -27,6 +27,7 @@ from analysis.candidates import Candidate, Candidates, find_candidates
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
+from analysis.phrases import MIN_WORDS, phrases_of
 from analysis.load import LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, among, distinct, load_corpus
 from analysis.score import Suggestion, rank
 from analysis.words import PHRASE_JOINERS, WORD, Vocabulary, is_stop_word, terms
@@ -594,7 +595,9 @@ def test_every_anchor_is_a_phrase_of_the_source_or_the_title(tmp_path: Path) -> 
             anchors = finder.anchors(source, target)
             assert anchors[-1] == Anchor(short_title(corpus.titles[target]), "title", 0.0)
             assert all(anchor.source == "text" for anchor in anchors[:-1])
-            preference = [a.strength - SHORTER_ANCHOR * len(WORD.findall(a.text)) for a in anchors[:-1]]
+            best = float(finder.search_all(np.array([source]), np.array([target])).best[0])
+            spoken = re.compile(rf"{WORD.pattern}(?:\.{WORD.pattern})*")  # "Rust 1.32.0" is two words
+            preference = [a.strength - SHORTER_ANCHOR * best * len(spoken.findall(a.text)) for a in anchors[:-1]]
             assert all(first >= second - 1e-4 for first, second in zip(preference, preference[1:]))  # shorter of near-equals first
             for anchor in anchors[:-1]:
                 assert_text_anchor(corpus, source, anchor)
@@ -913,6 +916,23 @@ def test_an_anchor_is_never_taken_from_the_source_repeating_its_own_title() -> N
     assert contexts and titles[0] not in contexts  # "brew water" in the body is fine, "Making Cold Brew" is not
 
 
+def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:
+    """"1.32.0" is three words to the tokenizer and one to a reader: "32.0" or "Rust 1.32" is no anchor for it, and the
+    shorter-anchor preference counts "Rust 1.32.0" as two words, not four. A slash parts words ("Swift/Kotlin")."""
+    texts = ["Get Rust 1.32.0 from crates.io or the Swift/Kotlin mirror today.", "Unrelated words about tea gardens and teapots."]
+    corpus = Corpus(urls=["http://s/0", "http://s/1"], titles=["Upgrading", "Tea"], texts=texts, hashes=["h"] * 2, depths=[1] * 2,
+                    published=[None] * 2, inbound=[0] * 2, content_pairs=set(), template_codes=np.zeros(0, dtype=np.int64),
+                    link_spans=[[], []])
+    words = phrases_of(corpus, Keywords(texts), [0])
+    first, size = np.nonzero(words.valid)
+    last = first + size + MIN_WORDS - 1
+    windows = {texts[0][start:end]: spoken for start, end, spoken in
+               zip(words.starts[first].tolist(), words.ends[last].tolist(), words.spoken_words(first, last).tolist())}
+    assert windows == {"Rust 1.32.0": 2, "1.32.0": 1, "1.32.0 from crates.io": 3, "crates.io": 1, "crates.io or the Swift": 4,
+                       "crates.io or the Swift/Kotlin": 5, "Swift/Kotlin": 2, "Swift/Kotlin mirror": 3, "Swift/Kotlin mirror today": 4,
+                       "Kotlin mirror": 2, "Kotlin mirror today": 3, "mirror today": 2}  # "Get" is a stop word
+
+
 def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -> None:
     """tokenize classifies code points with numpy instead of running the regex for the spans: the same words anywhere."""
     rng = np.random.default_rng(7)
@@ -930,6 +950,7 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
             [None if is_stop_word(text[start:end]) else terms(text[start:end])[0] for start, end in spans]
         gaps = [text[end:start] for (_, end), (start, _) in zip(spans, spans[1:])]
         assert tokens.joined[at:at + count].tolist() == [gap in PHRASE_JOINERS and len(gap) == 1 for gap in gaps] + [False] * bool(count)
+        assert tokens.dotted[at:at + count].tolist() == [gap == "." for gap in gaps] + [False] * bool(count)
         at += count
 
 
