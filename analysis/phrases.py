@@ -1,9 +1,10 @@
 """The word windows of source pages that may become anchors, whatever the target (anchors.py scores them).
 
 A window is 2-6 words inside one sentence, joined only by spaces (or - . /), with no stop word at
-either end, not splitting what a reader sees as one word ("1.32.0", "crates.io"), outside the page's existing links and outside a sentence that only repeats the page's
-own title. Several pages are laid end to end as one set of arrays, so the anchor search works on
-many sources per numpy call; no window crosses from one page into the next.
+either end, not splitting what a reader sees as one word ("1.32.0", "crates.io"), outside the
+page's existing links and outside a sentence that only repeats the page's own title. Several pages
+are laid end to end as one set of arrays, so the anchor search works on many sources per numpy
+call; no window crosses from one page into the next.
 """
 
 from __future__ import annotations

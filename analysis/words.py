@@ -79,7 +79,8 @@ class Tokens:
     @classmethod
     def join(cls, parts: list[Tokens]) -> Tokens:
         """The parts' texts end to end."""
-        return cls(*(np.concatenate([getattr(part, name) for part in parts]) for name in ("ids", "starts", "ends", "joined", "dotted", "counts")))
+        names = ("ids", "starts", "ends", "joined", "dotted", "counts")
+        return cls(*(np.concatenate([getattr(part, name) for part in parts]) for name in names))
 
 
 @dataclass
@@ -149,8 +150,8 @@ class Vocabulary:
         keys = _pack(codes, starts, ends)
         ids, unknown = self._known(keys, np.arange(len(keys)))
         tokens = Tokens(ids=ids, starts=(starts - text_starts[text_of]).astype(np.int32),
-                        ends=(ends - text_starts[text_of]).astype(np.int32), joined=np.append(joined, False), dotted=np.append(dotted, False),
-                        counts=np.bincount(text_of, minlength=len(texts)))
+                        ends=(ends - text_starts[text_of]).astype(np.int32), joined=np.append(joined, False),
+                        dotted=np.append(dotted, False), counts=np.bincount(text_of, minlength=len(texts)))
         return Split(tokens, text, starts, ends, keys, unknown)
 
     def identify(self, split: Split) -> Tokens:

@@ -587,6 +587,9 @@ def test_every_anchor_is_a_phrase_of_the_source_or_the_title(tmp_path: Path) -> 
     corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
     assert sum(len(spans) for spans in corpus.link_spans) > 50
     finder = AnchorFinder(corpus, Keywords(corpus.texts))
+    sources, targets = np.divmod(np.arange(len(corpus) ** 2), len(corpus))
+    best = finder.search_all(sources, targets).best.reshape(len(corpus), len(corpus))  # each pair's strongest window
+    spoken = re.compile(rf"{WORD.pattern}(?:\.{WORD.pattern})*")  # "Rust 1.32.0" is two words
     text_anchors = 0
     for source in range(len(corpus)):
         for target in range(len(corpus)):
@@ -595,9 +598,7 @@ def test_every_anchor_is_a_phrase_of_the_source_or_the_title(tmp_path: Path) -> 
             anchors = finder.anchors(source, target)
             assert anchors[-1] == Anchor(short_title(corpus.titles[target]), "title", 0.0)
             assert all(anchor.source == "text" for anchor in anchors[:-1])
-            best = float(finder.search_all(np.array([source]), np.array([target])).best[0])
-            spoken = re.compile(rf"{WORD.pattern}(?:\.{WORD.pattern})*")  # "Rust 1.32.0" is two words
-            preference = [a.strength - SHORTER_ANCHOR * best * len(spoken.findall(a.text)) for a in anchors[:-1]]
+            preference = [a.strength - SHORTER_ANCHOR * best[source, target] * len(spoken.findall(a.text)) for a in anchors[:-1]]
             assert all(first >= second - 1e-4 for first, second in zip(preference, preference[1:]))  # shorter of near-equals first
             for anchor in anchors[:-1]:
                 assert_text_anchor(corpus, source, anchor)
