@@ -147,6 +147,15 @@ def blog_site(path: Path, slugs: list[str], *, links: bool = True) -> Site:
     return built
 
 
+def plain_corpus(texts: list[str], titles: list[str], **fields: object) -> Corpus:
+    """A corpus made in memory of these pages, with no crawl: depth 1, undated, unlinked, unless fields say otherwise."""
+    pages = len(texts)
+    plain = dict(urls=[f"http://s/{i}" for i in range(pages)], hashes=["h"] * pages, depths=[1] * pages, published=[None] * pages,
+                 inbound=[0] * pages, content_pairs=set(), template_codes=np.zeros(0, dtype=np.int64),
+                 link_spans=[[] for _ in range(pages)])
+    return Corpus(texts=texts, titles=titles, **{**plain, **fields})
+
+
 def pairs_of(corpus: Corpus, pairs: set[tuple[int, int]]) -> set[tuple[str, str]]:
     return {(corpus.urls[a], corpus.urls[b]) for a, b in pairs}
 
@@ -908,10 +917,7 @@ def test_an_anchor_is_never_taken_from_the_source_repeating_its_own_title() -> N
              "Most of a cup is water, so the minerals in your brew water shape how the coffee tastes.",
              *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(8))]
     titles = ["Making Cold Brew Concentrate at Home", "Making Your Own Brew Water", *(f"Tea page {i}" for i in range(8))]
-    pages = len(texts)
-    corpus = Corpus(urls=[f"http://s/{i}" for i in range(pages)], titles=titles, texts=texts, hashes=["h"] * pages,
-                    depths=[1] * pages, published=[None] * pages, inbound=[0] * pages, content_pairs=set(),
-                    template_codes=np.zeros(0, dtype=np.int64), link_spans=[[] for _ in range(pages)])
+    corpus = plain_corpus(texts, titles)
     finder = AnchorFinder(corpus, Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
     contexts = [anchor.context for anchor in finder.anchors(0, 1) if anchor.source == "text"]
     assert contexts and titles[0] not in contexts  # "brew water" in the body is fine, "Making Cold Brew" is not
@@ -921,10 +927,7 @@ def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:
     """"1.32.0" is three words to the tokenizer and one to a reader: "32.0" or "Rust 1.32" is no anchor for it, and the
     shorter-anchor preference counts "Rust 1.32.0" as two words, not four. A slash parts words ("Swift/Kotlin")."""
     texts = ["Get Rust 1.32.0 from crates.io or the Swift/Kotlin mirror today.", "Unrelated words about tea gardens and teapots."]
-    corpus = Corpus(urls=["http://s/0", "http://s/1"], titles=["Upgrading", "Tea"], texts=texts, hashes=["h"] * 2, depths=[1] * 2,
-                    published=[None] * 2, inbound=[0] * 2, content_pairs=set(), template_codes=np.zeros(0, dtype=np.int64),
-                    link_spans=[[], []])
-    words = phrases_of(corpus, Keywords(texts), [0])
+    words = phrases_of(plain_corpus(texts, ["Upgrading", "Tea"]), Keywords(texts), [0])
     first, size = np.nonzero(words.valid)
     last = first + size + MIN_WORDS - 1
     windows = {texts[0][start:end]: spoken for start, end, spoken in
@@ -1006,8 +1009,7 @@ def test_blocked_words_are_those_overlapping_a_link_or_inside_a_sentence_repeati
     texts = [" ".join(rng.choice(["alpha", "beta", "gamma.", "\nDelta Echo\n", "x"], int(rng.integers(0, 30)))) for _ in range(40)]
     titles = ["Delta Echo" if i % 3 == 0 else f"title {i}" for i in range(40)]
     spans = [[(int(a), int(a + rng.integers(-3, 20))) for a in rng.integers(-5, len(text) + 5, int(rng.integers(0, 4)))] for text in texts]
-    corpus = Corpus(urls=[f"http://s/{i}" for i in range(40)], titles=titles, texts=texts, hashes=["h"] * 40, depths=[1] * 40,
-                    published=[None] * 40, inbound=[0] * 40, content_pairs=set(), template_codes=np.zeros(0, dtype=np.int64), link_spans=spans)
+    corpus = plain_corpus(texts, titles, link_spans=spans)
     pages = [int(page) for page in rng.permutation(40)]
     tokens = Vocabulary().tokenize([texts[page] for page in pages])
     expected = []
@@ -1029,9 +1031,7 @@ def test_past_the_keyword_limit_candidates_come_from_meaning_alone(tmp_path: Pat
     titles = [topic.title() for topic in topics]
     titles[3] = "Oolong Steeping Guide"
     pages = len(texts)
-    corpus = Corpus(urls=[f"http://s/{i}" for i in range(pages)], titles=titles, texts=texts,
-                    hashes=[f"h{i}" for i in range(pages)], depths=[1] * pages, published=[None] * pages, inbound=[0] * pages,
-                    content_pairs=set(), template_codes=np.zeros(0, dtype=np.int64), link_spans=[[] for _ in range(pages)])
+    corpus = plain_corpus(texts, titles, hashes=[f"h{i}" for i in range(pages)])
     partner = [1, 0, 3, 2, 5, 4, *range(6, pages)]  # pages 0-5 come in pairs of close vectors, the rest alone
     vectors = np.eye(pages, dtype=np.float32) * 0.9 + np.eye(pages, dtype=np.float32)[partner] * 0.44  # cosine 0.79
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -1067,9 +1067,7 @@ def test_dates_come_from_blog_style_urls_when_the_page_declares_none() -> None:
 
 def test_direction_follows_the_sites_own_links_in_time() -> None:
     def corpus(dates: list[str], links: set[tuple[int, int]]) -> Corpus:
-        n = len(dates)
-        return Corpus(urls=[str(i) for i in range(n)], titles=["t"] * n, texts=[""] * n, hashes=[""] * n, depths=[1] * n,
-                      published=dates, inbound=[0] * n, content_pairs=links, template_codes=np.zeros(0, dtype=np.int64), link_spans=[[] for _ in range(n)])
+        return plain_corpus([""] * len(dates), ["t"] * len(dates), published=dates, content_pairs=links)
     dates = ["2020-01-01", "2021-01-01", "2022-01-01", "2023-01-01", None]
     sources, targets = np.array([0, 3, 0, 4]), np.array([3, 0, 4, 0])  # forward, backward, undated, undated
     backward = score.direction(corpus(dates, {(1, 0), (2, 0), (2, 1), (3, 2)}), sources, targets)
