@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import chain
 
 import numpy as np
@@ -55,6 +56,7 @@ WHOLE_TITLE_WORDS = 2  # a title of this many words or more, none rare, names it
 SERIES_TITLES = 3  # a "Label: " that starts this many of the site's titles names a series, not the page
 NAME_SAID_WORDS = 3  # a page name or heading of this many words or more, written out word for word in a source, cites the page
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (Ranked.suggestions takes another when one is used)
+RUNS_SET_AFTER = 16  # names asked of one source after which its words are made a set (names_said), not searched for
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
 
 
@@ -235,19 +237,22 @@ class AnchorFinder:
         of a heading for the target's headings (Found.heading_held): a few in a hundred candidates.
         """
         said = np.zeros(len(sources), dtype=bool)
-        names: dict[int, list[re.Pattern[str]]] = {}
-        headings: dict[int, list[re.Pattern[str]]] = {}
-        source, text = -1, ""
-        for row in np.flatnonzero(names_asked | headings_asked).tolist():  # pairs come sorted by source: each text lower-cased once
+        names: dict[int, list[_Name]] = {}
+        headings: dict[int, list[_Name]] = {}
+        source, text, runs, checked = -1, "", None, 0
+        for row in np.flatnonzero(names_asked | headings_asked).tolist():  # pairs come sorted by source: each text read once
             target = int(targets[row])
             if target not in names:
-                names[target] = [_name_pattern(_words(name)) for name in self.said_names.of(target)]
-                headings[target] = [_name_pattern(_words(heading)) for heading in self.headings.of(target)]
-            patterns = (names[target] if names_asked[row] else []) + (headings[target] if headings_asked[row] else [])
-            if patterns:
+                names[target] = [_Name.of(name) for name in self.said_names.of(target)]
+                headings[target] = [_Name.of(heading) for heading in self.headings.of(target)]
+            asked = (names[target] if names_asked[row] else []) + (headings[target] if headings_asked[row] else [])
+            if asked:
                 if sources[row] != source:
-                    source, text = int(sources[row]), self.corpus.texts[sources[row]].lower()
-                said[row] = any(_says(pattern, text) for pattern in patterns)
+                    source, text, runs, checked = int(sources[row]), self.corpus.texts[sources[row]].lower(), None, 0
+                checked += len(asked)
+                if runs is None and checked > RUNS_SET_AFTER:  # a source asked for many names: its runs as a set
+                    runs = set(_RUN.findall(text))
+                said[row] = any(name.written_in(text, runs) for name in asked)
         return said
 
     def _blocks(self, sources: np.ndarray) -> Iterator[tuple[list[int], np.ndarray]]:
@@ -419,7 +424,32 @@ _GOES_ON = re.compile(r"[.'\u2019-]?\w")  # after a match: the last word goes on
 _GOES_BACK = re.compile(r"\w[.'\u2019-]?$")  # before it: the first word started earlier
 
 
-def _name_pattern(words: list[str]) -> re.Pattern[str]:
+_RUN = re.compile(r"\w+")  # a run of word characters: a name written out in a text brings each of its runs whole
+
+
+@dataclass(frozen=True)
+class _Name:
+    """A page's name or heading, to look for written out word for word in lower-cased texts."""
+
+    words: tuple[str, ...]  # _words of it
+    runs: frozenset[str]  # its runs of word characters: each is a whole run of any text that writes the name out
+
+    @classmethod
+    def of(cls, name: str) -> _Name:
+        words = tuple(_words(name))
+        return cls(words, frozenset(_RUN.findall(" ".join(words))))
+
+    def written_in(self, text: str, runs: set[str] | None) -> bool:
+        """The lower-cased text writes the name out. Most names asked fail a first test, that the text holds each of
+        their runs (in runs, the text's runs as a set, when given; else as substrings), which costs less than the
+        pattern (searched for every name asked, it was most of the rank stage on artsy); the pattern is compiled and
+        searched for the others only."""
+        held = self.runs <= runs if runs is not None else all(run in text for run in self.runs)
+        return held and _says(_name_pattern(self.words), text)
+
+
+@lru_cache(maxsize=65_536)
+def _name_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     """What matches these words (_words of a name) in a lower-cased text, whatever spacing and punctuation part them."""
     return re.compile(r"\W+".join(re.escape(word).replace("'", "['\u2019]") for word in words))
 
