@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property
 from itertools import chain
 
 import numpy as np
@@ -427,7 +427,7 @@ _GOES_BACK = re.compile(r"\w[.'\u2019-]?$")  # before it: the first word started
 _RUN = re.compile(r"\w+")  # a run of word characters: a name written out in a text brings each of its runs whole
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Name:
     """A page's name or heading, to look for written out word for word in lower-cased texts."""
 
@@ -445,13 +445,12 @@ class _Name:
         pattern (searched for every name asked, it was most of the rank stage on artsy); the pattern is compiled and
         searched for the others only."""
         held = self.runs <= runs if runs is not None else all(run in text for run in self.runs)
-        return held and _says(_name_pattern(self.words), text)
+        return held and _says(self.pattern, text)
 
-
-@lru_cache(maxsize=65_536)
-def _name_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
-    """What matches these words (_words of a name) in a lower-cased text, whatever spacing and punctuation part them."""
-    return re.compile(r"\W+".join(re.escape(word).replace("'", "['\u2019]") for word in words))
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """What matches the name's words in a lower-cased text, whatever spacing and punctuation part them."""
+        return re.compile(r"\W+".join(re.escape(word).replace("'", "['\u2019]") for word in self.words))
 
 
 def _says(pattern: re.Pattern[str], text: str) -> bool:
