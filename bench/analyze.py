@@ -901,7 +901,7 @@ def measure_site(args: argparse.Namespace, out: Path) -> dict[str, Any]:
         print(f"generating and crawling a {args.pages}-page site in {out} ...", file=sys.stderr, flush=True)
         db, crawl = crawl_site(args.pages, out, args.seed)
     import analysis.embed
-    from analysis.embed import DEFAULT_BACKEND, DEFAULT_MODEL, load_encoder, page_text
+    from analysis.embed import DEFAULT_MODEL, choose_backend, load_encoder, page_text
     from analysis.load import load_corpus
     from analysis.pipeline import Options, run
     from linkspider.db import open_existing
@@ -909,7 +909,8 @@ def measure_site(args: argparse.Namespace, out: Path) -> dict[str, Any]:
     corpus = load_corpus(open_existing(db))
     texts = [page_text(title, text) for title, text in zip(corpus.titles, corpus.texts)]
     start = time.perf_counter()
-    encoder = load_encoder(DEFAULT_MODEL, args.device, DEFAULT_BACKEND)  # what `run` encodes with, imports included
+    backend = choose_backend("auto", args.device)  # what `run` encodes with on this device
+    encoder = load_encoder(DEFAULT_MODEL, args.device, backend)  # imports included
     load_s = time.perf_counter() - start
     analysis.embed.load_encoder = lambda *_, **__: encoder  # embed_pages reuses it: its load is excluded on both sides
     encoder.encode(texts[:64], 32, False)  # warm-up, for both sides
@@ -951,7 +952,7 @@ def measure_site(args: argparse.Namespace, out: Path) -> dict[str, Any]:
         rounds.append(measured)
         print(f"round {number + 1}: encode {measured['encode_s']:.2f} s, pipeline {measured['pipeline_s']:.2f} s, "
               f"ratio {measured['ratio']:.3f}; cached re-run {measured['cached_s']:.2f} s", file=sys.stderr, flush=True)
-    return {"machine": before, "crawl": crawl, "candidate_pages": len(corpus), "backend": DEFAULT_BACKEND,
+    return {"machine": before, "crawl": crawl, "candidate_pages": len(corpus), "backend": backend,
             "import_and_load_model_s": round(load_s, 3),
             "mean_chars": round(statistics.mean(len(t) for t in texts)), "rounds": rounds,
             "median_ratio": round(statistics.median(r["ratio"] for r in rounds), 3),
