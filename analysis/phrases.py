@@ -1,7 +1,8 @@
 """The word windows of source pages that may become anchors, whatever the target (anchors.py scores them).
 
 A window is 2-6 words inside one sentence, joined only by spaces (or - . /), with no stop word at
-either end, not splitting what a reader sees as one word ("1.32.0", "crates.io"), outside the
+either end, not splitting what a reader sees as one word ("1.32.0", "crates.io") and holding two
+such words at least ("Rust 1.32.0", not "1.32.0" alone: the issue's 2-6 words), outside the
 page's existing links and outside a sentence that only repeats the page's own title. Several pages
 are laid end to end as one set of arrays, so the anchor search works on many sources per numpy
 call; no window crosses from one page into the next.
@@ -70,7 +71,8 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
         last = first + size - 1
         valid[first, size - MIN_WORDS] = ((run[first] == run[last]) & ~stop[first] & ~stop[last]
                                           & (blocked_before[last + 1] == blocked_before[first])
-                                          & starts_word[first] & ~tokens.dotted[last])
+                                          & starts_word[first] & ~tokens.dotted[last]
+                                          & (size - (dotted_before[last] - dotted_before[first]) >= MIN_WORDS))
     terms = len(keywords.vocabulary)
     keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
     order = np.argsort(keys, kind="stable")
