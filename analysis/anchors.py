@@ -39,7 +39,7 @@ from itertools import chain
 import numpy as np
 
 from analysis.index import THREADS, Keywords
-from analysis.load import Corpus, among, distinct
+from analysis.load import Corpus, among, distinct, run_items
 from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, phrases_of
 from analysis.words import WORD, terms
 from linkspider.sentences import sentence_at
@@ -135,19 +135,13 @@ class PageNames:
 
     def held(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """Which pairs' sources (pages[j] of the phrases, targets[j]) hold every term of one of the target's names."""
-        pair, name = _runs(self.starts[targets], self.starts[targets + 1] - self.starts[targets])
-        row, term = _runs(self.term_starts[name], self.term_starts[name + 1] - self.term_starts[name])
+        pair, name = run_items(self.starts[targets], self.starts[targets + 1] - self.starts[targets])
+        row, term = run_items(self.term_starts[name], self.term_starts[name + 1] - self.term_starts[name])
         low, high = phrases.occurrences(phrases.key(pages[pair[row]], self.terms[term]))
         missing = np.bincount(row[high == low], minlength=len(name))
         held = np.zeros(len(targets), dtype=bool)
         held[pair[missing == 0]] = True
         return held
-
-
-def _runs(first: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(owner, place) of the items of runs laid end to end: run i is places first[i], ..., first[i] + counts[i] - 1."""
-    owner = np.repeat(np.arange(len(first)), counts)
-    return owner, np.arange(len(owner)) + np.repeat(first - (np.cumsum(counts) - counts), counts)
 
 
 @dataclass
@@ -400,7 +394,7 @@ class TargetTerms:
 
     def of(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(pair, term, weight, titled): each term of each pair's target, pair j's (targets[j]) in a run."""
-        pair, at = _runs(self.starts[targets], self.starts[targets + 1] - self.starts[targets])
+        pair, at = run_items(self.starts[targets], self.starts[targets + 1] - self.starts[targets])
         return pair, self.ids[at], self.weights[at], self.titled[at]
 
 

@@ -87,15 +87,15 @@ def cosines(vectors: np.ndarray, sources: np.ndarray, targets: np.ndarray) -> np
 
 
 def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours, keywords: Keywords,
-                    by_words: Neighbours, mentions: set[Pair], threshold: float, max_similarity: float,
+                    by_words: Neighbours, mentions: np.ndarray, threshold: float, max_similarity: float,
                     excluded: set[Pair] = frozenset()) -> tuple[Candidates, list[tuple[int, int, float]]]:
-    """(candidates, cannibalisation pairs (a, b, similarity) with a < b) from each page's neighbours and mentions."""
+    """(candidates, cannibalisation pairs (a, b, similarity) with a < b) from each page's neighbours and mentions (sorted
+    pair codes: pipeline.mentioned_pairs)."""
     pages = len(corpus)
-    mentioned_codes = pair_codes(mentions, pages)
-    pairs = distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentioned_codes]))
+    pairs = distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentions]))
     sources, targets = pairs // pages, pairs % pages
     similarity = cosines(vectors, sources, targets)
-    mentioned = among(pairs, mentioned_codes)
+    mentioned = among(pairs, mentions)
     related = (similarity >= threshold) | mentioned
     duplicate = related & (similarity > max_similarity)
     keep = (related & ~duplicate & ~among(pairs, pair_codes(corpus.content_pairs | set(excluded), pages))

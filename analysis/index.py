@@ -13,12 +13,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from itertools import chain
 
 import faiss
 import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfTransformer
 
+from analysis.load import among, distinct, run_items
 from analysis.words import STOP, Tokens, Vocabulary, terms
 
 EXACT_LIMIT = 10_000  # exact costs ~1 CPU-s here, then grows with pages squared (bench/neighbours.py)
@@ -28,6 +31,7 @@ IVF_TRAIN_PER_LIST = 40  # k-means trained on a seeded sample of this many pages
 IVF_ITERATIONS = 10
 IVF_SEED = 1234
 SEARCH_BLOCK = 65_536  # pages searched per call (a copy of their vectors, in list order)
+SHARE_SLACK = 1e-6  # shares of a name's weight are float32 sums: one a hair under the bound still reaches it
 THREADS = 2  # array work run at once: numpy and scipy release the GIL, so a second thread uses the second core
 
 
@@ -98,6 +102,7 @@ class Keywords:
     PAIR_CELLS = 1_000_000  # non-zeros gathered at once by similarity(): 2 x 8 MB, reused (see candidates.PAIRS_AT_ONCE)
     BLOCK_CHARACTERS = 1_000_000  # of texts tokenised at once by the fit (4 MB of code points)
     KEEP_WORDS = 5_000_000  # the texts' words the fit keeps for the anchor search, if no more (13 bytes a word)
+    MENTION_PAGES = 4_096  # sources searched for mentions at once (their candidate names, with shares, at once in memory)
 
     def __init__(self, texts: Iterable[str], titles: Iterable[str] | None = None) -> None:
         """A page's words are its title's (if given) and its text's. texts may be made one at a time (a generator).
@@ -176,30 +181,69 @@ class Keywords:
             list(pool.map(fill, range(0, pages, block)))
         return similarities, indices
 
-    def mentions(self, titles: list[str], min_share: float, common_share: float,
-                 owners: np.ndarray | None = None) -> list[tuple[int, int]]:
-        """(source, target) pairs where the source's text holds most of the target's title words (titles[i] is page
-        owners[i]'s, page i's if not given; another of its names, such as a heading, may stand for a title).
+    def mentions(self, names: list[str], min_share: float, common_share: float, owners: np.ndarray | None = None,
+                 per_source: int | None = None) -> np.ndarray:
+        """Pair codes source * pages + target, sorted, where the source's text holds most of one of the target's names
+        (names[i] is page owners[i]'s, page i's if not given: a title, or another name such as a heading).
 
-        A title word counts by its IDF; words on more than common_share of the pages are left out
-        (they name nothing), so are titles left with none. A source holding at least min_share of
-        the remaining weight mentions the target, whatever its overall similarity.
+        A name's word counts by its IDF; words on more than common_share of the pages are left out
+        (they name nothing), so are names left with none. A source holding at least min_share of
+        the remaining weight mentions the target, whatever its overall similarity. With per_source,
+        a source keeps only that many of its mentions: the largest shares first, then the names of
+        most weight (the rarest).
+
+        Not a product of every name by every page, whose work grows with the square of the pages
+        (8.4 s at 30,000 synthetic pages, BENCHMARKS.md): a source that mentions a name holds one of
+        its rarer words, the ones left when its commonest words, together under min_share, are set
+        aside, so only the pages holding one of those are candidates (a prefix filter: 8.1M of 70.6M
+        postings there), and a candidate's commoner words are looked up only where the rarer ones
+        leave its share undecided. Exact: the same pairs as the product.
         """
-        owners = np.arange(len(titles)) if owners is None else owners
-        common = self.idf_of_share(common_share)
-        rows, cols, weights = [], [], []
-        for row, title in enumerate(titles):
-            title_terms = [term for term in self.title_terms(title) if self.idf[term] >= common]
-            total = sum(float(self.idf[term]) for term in title_terms)
-            for term in title_terms:
-                rows.append(row)
-                cols.append(term)
-                weights.append(self.idf[term] / total)
-        queries = sparse.csr_matrix((weights, (rows, cols)), shape=(len(titles), self.matrix.shape[1]), dtype=np.float32)
-        present = (self.matrix > 0).astype(np.float32).T.tocsr()
-        found = (queries @ present).tocoo()  # title x source: share of the title's weight in the source
-        keep = (found.data >= min_share - 1e-6) & (owners[found.row] != found.col)
-        return list(zip(found.col[keep].tolist(), owners[found.row[keep]].tolist()))
+        owners = np.arange(len(names)) if owners is None else owners
+        common, idf, pages = self.idf_of_share(common_share), self.idf, self.matrix.shape[0]
+        name_terms = [[term for term in self.title_terms(name) if idf[term] >= common] for name in names]
+        counts = np.fromiter(map(len, name_terms), dtype=np.int64, count=len(names))
+        terms_of = np.fromiter(chain.from_iterable(name_terms), dtype=np.int64, count=int(counts.sum()))
+        name_of = np.repeat(np.arange(len(names)), counts)
+        totals = np.bincount(name_of, weights=idf[terms_of], minlength=len(names))
+        weights = (idf[terms_of] / totals[name_of]).astype(np.float32)
+        order = np.lexsort((weights, name_of))  # each name's commonest (lightest) words first
+        name_of, terms_of, weights = name_of[order], terms_of[order], weights[order]
+        before = np.concatenate([[0.0], np.cumsum(weights, dtype=np.float64)])
+        through = before[1:] - np.repeat(before[np.cumsum(counts) - counts], counts)  # each name's weight up to the word
+        rarer = through >= min_share - SHARE_SLACK  # every word from the first that, with the commoner ones, reaches min_share
+        probe = sparse.csr_matrix((weights[rarer], (terms_of[rarer], name_of[rarer])), shape=(self.matrix.shape[1], len(names)))
+        commoner = _Commoner(np.searchsorted(name_of[~rarer], np.arange(len(names) + 1)), terms_of[~rarer], weights[~rarer])
+        self.matrix.sort_indices()  # a row's words in order, so that a block's (page, word) codes come sorted (a no-op here)
+        found = [self._mentions_from(probe, commoner, start, min(start + self.MENTION_PAGES, pages), min_share, owners,
+                                     totals, per_source) for start in range(0, pages, self.MENTION_PAGES)]
+        return distinct(np.concatenate([np.zeros(0, dtype=np.int64), *found]))
+
+    def _mentions_from(self, probe: sparse.csr_matrix, commoner: _Commoner, start: int, end: int, min_share: float,
+                       owners: np.ndarray, totals: np.ndarray, per_source: int | None) -> np.ndarray:
+        """mentions() by the sources start to end - 1: the candidates' shares from their rarer words, completed where
+        undecided (or to be ordered) by looking up their commoner words among the sources' (page, word) codes."""
+        rows, columns = self.matrix[start:end], self.matrix.shape[1]
+        held = sparse.csr_matrix((np.ones(len(rows.indices), dtype=np.float32), rows.indices, rows.indptr), shape=rows.shape)
+        words = np.repeat(np.arange(end - start, dtype=np.int64), np.diff(rows.indptr)) * columns + rows.indices  # sorted
+        shares = (held @ probe).tocoo()
+        source, name, share = shares.row.astype(np.int64) + start, shares.col.astype(np.int64), shares.data
+        # the whole share where the rarer words leave it undecided, or everywhere when it orders a source's mentions
+        asked = np.flatnonzero(((share < min_share - SHARE_SLACK) | (per_source is not None)) & (owners[name] != source))
+        pair, word = run_items(commoner.starts[name[asked]], np.diff(commoner.starts)[name[asked]])
+        found = among((source[asked][pair] - start) * columns + commoner.terms[word], words)
+        share[asked] += np.bincount(pair[found], weights=commoner.weights[word[found]], minlength=len(asked)).astype(np.float32)
+        keep = (share >= min_share - SHARE_SLACK) & (owners[name] != source)
+        source, target, share, weight = source[keep], owners[name[keep]], share[keep], totals[name[keep]]
+        order = np.lexsort((target, -weight, -np.round(share, 4), source))  # each source's best first (equal shares: float32
+        # sums of the same weights in another order differ in the last places); a target named twice: its best name
+        source, target = source[order], target[order]
+        codes = source * self.matrix.shape[0] + target
+        first = np.unique(codes, return_index=True)[1]
+        if per_source is not None:
+            source, codes = source[np.sort(first)], codes[np.sort(first)]
+            first = np.flatnonzero(np.arange(len(source)) - np.searchsorted(source, source) < per_source)
+        return codes[first]
 
     def similarity(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """Cosine of each (source, target) pair, without forming any other pair; THREADS chunks of pairs at a time."""
@@ -214,6 +258,15 @@ class Keywords:
         with ThreadPoolExecutor(THREADS) as pool:
             list(pool.map(fill, range(0, len(sources), chunk)))
         return result
+
+
+@dataclass
+class _Commoner:
+    """Each name's commonest words, those set aside by the prefix filter: name n's are terms[starts[n]:starts[n + 1]]."""
+
+    starts: np.ndarray
+    terms: np.ndarray
+    weights: np.ndarray
 
 
 def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:

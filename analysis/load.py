@@ -53,6 +53,12 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])] if len(ordered) else ordered
 
 
+def run_items(first: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, place) of the items of runs laid end to end: run i is places first[i], ..., first[i] + counts[i] - 1."""
+    owner = np.repeat(np.arange(len(first)), counts)
+    return owner, np.arange(len(owner)) + np.repeat(first - (np.cumsum(counts) - counts), counts)
+
+
 def among(values: np.ndarray, members: np.ndarray) -> np.ndarray:
     """Which values are in members (sorted), by binary search."""
     at = np.minimum(np.searchsorted(members, values), max(len(members) - 1, 0))

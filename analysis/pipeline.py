@@ -32,9 +32,11 @@ from linkspider.db import open_existing
 THRESHOLDS = {DEFAULT_MODEL: 0.35, "BAAI/bge-small-en-v1.5": 0.55}
 FALLBACK_THRESHOLD = 0.5
 MENTION_SHARE = 0.6  # a source holding this share of a target's (rarer) title words mentions it
-# Keyword neighbours and mentions cost the square of the pages (BENCHMARKS.md, "Analysis": 13 s at
-# 10,000 pages, 16 minutes and more than 8 GB at 100,000); above this many pages they are skipped.
+# Keyword neighbours cost the square of the pages (BENCHMARKS.md, "Analysis": 13 s at 10,000 pages,
+# 16 minutes and more than 8 GB at 100,000); above this many pages they are skipped, and each source
+# keeps MENTIONS_PER_SOURCE mentions, which then bring back most of what they found (BENCHMARKS.md, "Quality").
 KEYWORD_NEIGHBOURS_LIMIT = 20_000
+MENTIONS_PER_SOURCE = 20
 
 
 @dataclass
@@ -63,7 +65,7 @@ class Proposal:
     threshold: float
     max_per_target: int
     embedded: int
-    by_meaning_only: bool = False  # past KEYWORD_NEIGHBOURS_LIMIT: no keyword neighbours, no title mentions
+    past_keyword_limit: bool = False  # past KEYWORD_NEIGHBOURS_LIMIT: no keyword neighbours, MENTIONS_PER_SOURCE mentions a source
 
 
 @dataclass
@@ -121,22 +123,23 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
         by_meaning = nearest(embeddings.vectors, options.neighbours)
         keywords = Keywords(corpus.texts, corpus.titles)  # whole pages
         if len(corpus) <= KEYWORD_NEIGHBOURS_LIMIT:
-            by_words = keywords.nearest(options.neighbours)
-            mentions = mentioned_pairs(corpus, keywords)
-        else:  # both grow with the square of the pages: past the limit, neighbours by meaning only
-            by_words, mentions = (np.zeros((len(corpus), 0)), np.zeros((len(corpus), 0), dtype=np.int64)), set()
+            by_words, mentions = keywords.nearest(options.neighbours), mentioned_pairs(corpus, keywords)
+        else:  # keyword neighbours grow with the square of the pages, and so do mentions a source
+            by_words = (np.zeros((len(corpus), 0)), np.zeros((len(corpus), 0), dtype=np.int64))
+            mentions = mentioned_pairs(corpus, keywords, MENTIONS_PER_SOURCE)
     with timed(timings, "candidates", options.progress):
         candidates, cannibalised = find_candidates(corpus, embeddings.vectors, by_meaning, keywords, by_words, mentions,
                                                    threshold, options.max_similarity, excluded)
     return candidates, cannibalised, keywords, embeddings.computed
 
 
-def mentioned_pairs(corpus: Corpus, keywords: Keywords) -> set[Pair]:
-    """(source, target) pairs where the source's text holds most of the rarer words of the target's title, or of one of
-    its cited headings (a part of the page, by its name: "Temporary lifetime extension")."""
+def mentioned_pairs(corpus: Corpus, keywords: Keywords, per_source: int | None = None) -> np.ndarray:
+    """Pair codes (source * pages + target, sorted) where the source's text holds most of the rarer words of the
+    target's title, or of one of its cited headings (a part of the page, by its name: "Temporary lifetime extension");
+    with per_source, that many a source at most (Keywords.mentions)."""
     headings = cited_headings(corpus, keywords)
-    return set(keywords.mentions(corpus.titles + headings.texts, MENTION_SHARE, COMMON_SHARE,
-                                 np.concatenate([np.arange(len(corpus)), headings.owners()])))
+    return keywords.mentions(corpus.titles + headings.texts, MENTION_SHARE, COMMON_SHARE,
+                             np.concatenate([np.arange(len(corpus)), headings.owners()]), per_source)
 
 
 def run(db_path: str | Path, options: Options) -> Result:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from analysis.pipeline import KEYWORD_NEIGHBOURS_LIMIT, Result
+from analysis.pipeline import KEYWORD_NEIGHBOURS_LIMIT, MENTIONS_PER_SOURCE, Result
 
 TOP = 5
 
@@ -24,9 +24,10 @@ def summary(result: Result) -> str:
         f"  wrote: {result.csv}, {result.cannibalization_csv}, {result.report}, "
         "tables suggestions/orphans/hubs/cannibalization/impact/impact_summary/analysis_runs",
     ]
-    if proposal.by_meaning_only:
-        lines.insert(1, f"  note: past {KEYWORD_NEIGHBOURS_LIMIT:,} pages, candidates come from neighbours by meaning alone (no keyword "
-                        "neighbours, no title mentions): expect fewer of the links an editor would make (BENCHMARKS.md, Quality)")
+    if proposal.past_keyword_limit:
+        lines.insert(1, f"  note: past {KEYWORD_NEIGHBOURS_LIMIT:,} pages, candidates come from neighbours by meaning and at most "
+                        f"{MENTIONS_PER_SOURCE} mentions a source (no keyword neighbours): expect a few fewer of the links an editor "
+                        "would make (BENCHMARKS.md, Quality)")
     if proposal.queue:
         lines.append(f"Top {min(TOP, len(proposal.queue))} suggestions:")
     for item in proposal.queue[:TOP]:

@@ -18,8 +18,7 @@ find_candidates, rank with an AnchorFinder), each with its own peak RSS (resourc
 high-water mark reset before each stage). With --source-share F, find_candidates and rank run for
 the first F of the pages as sources only (pages are in random order) and are also shown scaled to
 all; the pairs and TF-IDF non-zeros find_candidates would gather for every source are counted
-either way. With --mentions-block N, Keywords.mentions is called for N targets at a time (same
-pairs, bounded memory). Both apply to sizes of --share-from pages and more. Above
+either way. That applies to sizes of --share-from pages and more. Above
 analysis.index.EXACT_LIMIT pages it also measures the recall of the IVF neighbours against exact
 search (faiss.IndexFlatIP) on 1,000 sampled pages. The parent kills a child whose RSS passes
 --memory-cap-gb or that runs past --timeout-s, and reports the stage it was in.
@@ -554,7 +553,7 @@ def approximate_recall(vectors: np.ndarray, indices: np.ndarray, queries: int, s
             "exact_search_s": round(seconds, 2)}
 
 
-def pair_nonzeros(keywords: Any, neighbour_lists: list[np.ndarray], mentions: set[tuple[int, int]]) -> dict[str, int]:
+def pair_nonzeros(keywords: Any, neighbour_lists: list[np.ndarray], mentions: np.ndarray) -> dict[str, int]:
     """The pairs find_candidates scores for every source, and the TF-IDF non-zeros it gathers for them.
 
     Keywords.similarity forms matrix[sources] and matrix[targets], one sparse row per pair each (and
@@ -564,7 +563,7 @@ def pair_nonzeros(keywords: Any, neighbour_lists: list[np.ndarray], mentions: se
     from analysis.load import distinct
 
     pages = keywords.matrix.shape[0]
-    codes = [np.fromiter((source * pages + target for source, target in mentions), dtype=np.int64, count=len(mentions))]
+    codes = [mentions]  # pair codes already
     for indices in neighbour_lists:
         rows = np.arange(len(indices))[:, None]
         codes.append((rows * pages + indices)[(indices >= 0) & (indices != rows)])
@@ -581,14 +580,11 @@ class InstrumentedPropose:
     benchmark follows whatever propose does now: same calls, same order, same arguments. With
     source_share < 1, find_candidates receives the neighbour rows and mentions of the first share
     of the pages only (pages are in random order), and rank gets the candidates of those sources.
-    With mentions_block > 0, Keywords.mentions is called once per block of that many targets (the
-    other titles blank): the same pairs in bounded memory, for sizes where one call cannot fit.
     """
 
-    def __init__(self, vectors: Callable[[], np.ndarray], source_share: float, mentions_block: int = 0) -> None:
+    def __init__(self, vectors: Callable[[], np.ndarray], source_share: float) -> None:
         self.vectors = vectors  # called when propose embeds: the vectors then belong to propose alone, as in a real run
         self.source_share = source_share
-        self.mentions_block = mentions_block
         self.report: dict[str, dict[str, float]] = {}
         self.seen: dict[str, Any] = {}  # what the stages returned, for the figures around them
 
@@ -599,7 +595,7 @@ class InstrumentedPropose:
         import analysis.pipeline as pipeline
         from analysis.embed import Embeddings
 
-        report, seen, block = self.report, self.seen, self.mentions_block  # seen: what find_candidates got, and more
+        report, seen = self.report, self.seen  # seen: what find_candidates got, and more
         real = {name: getattr(pipeline, name) for name in ("embed_pages", "nearest", "Keywords", "find_candidates", "rank")}
 
         def timed(name: str, function: Callable[..., Any], key: str | None = None) -> Callable[..., Any]:
@@ -622,18 +618,9 @@ class InstrumentedPropose:
                     seen["by_words"] = super().nearest(k)
                 return seen["by_words"]
 
-            def mentions(self, titles: list[str], *args: Any, **kwargs: Any) -> list[tuple[int, int]]:
-                if not block:
-                    with stage(report, "Keywords.mentions"):
-                        seen["mentions"] = super().mentions(titles, *args, **kwargs)
-                    return seen["mentions"]
-                # The same method on a block of targets at a time: the other titles blanked (a blank title
-                # names nothing), so each call's target x source product holds the block's rows only.
-                with stage(report, f"Keywords.mentions, {block} targets a call"):
-                    seen["mentions"] = []
-                    for start in range(0, len(titles), block):
-                        some = [title if start <= target < start + block else "" for target, title in enumerate(titles)]
-                        seen["mentions"] += super().mentions(some, *args, **kwargs)
+            def mentions(self, titles: list[str], *args: Any, **kwargs: Any) -> np.ndarray:
+                with stage(report, "Keywords.mentions"):
+                    seen["mentions"] = super().mentions(titles, *args, **kwargs)
                 return seen["mentions"]
 
         def candidates(*args: Any, **kwargs: Any) -> Any:
@@ -644,7 +631,7 @@ class InstrumentedPropose:
                 for name in ("by_meaning", "by_words"):
                     similarities, indices = bound.arguments[name]
                     bound.arguments[name] = (similarities[:sources], indices[:sources])
-                bound.arguments["mentions"] = {pair for pair in bound.arguments["mentions"] if pair[0] < sources}
+                bound.arguments["mentions"] = bound.arguments["mentions"][bound.arguments["mentions"] // len(corpus) < sources]
             seen["sources"] = max(1, round(len(corpus) * self.source_share))
             return timed("find_candidates", real["find_candidates"], "candidates")(*bound.args, **bound.kwargs)
 
@@ -682,7 +669,7 @@ def run_stages(args: argparse.Namespace) -> None:
             site = SyntheticSite(args.pages, args.seed)
             np.save(kept, site.vectors())
             corpus = site.corpus()
-        instrumented = InstrumentedPropose(lambda: np.load(kept), args.source_share, args.mentions_block)
+        instrumented = InstrumentedPropose(lambda: np.load(kept), args.source_share)
         proposal, timings, total = instrumented.run(corpus)
         PEAKS.read()
         peak, seen = PEAKS.process, instrumented.seen  # before the vectors are read back for the figures below
@@ -752,7 +739,7 @@ def bench_scale(args: argparse.Namespace) -> list[dict[str, Any]]:
     for pages in args.sizes:
         command = [sys.executable, str(Path(__file__).resolve()), "stages", "--pages", str(pages), "--seed", str(args.seed)]
         if pages >= args.share_from:
-            command += ["--source-share", str(args.source_share), "--mentions-block", str(args.mentions_block)]
+            command += ["--source-share", str(args.source_share)]
         print(f"== {pages} pages: {' '.join(command[1:])}", file=sys.stderr, flush=True)
         outcome = run_child(command, args.memory_cap_gb * 1024, args.timeout_s, lambda line: print(line, file=sys.stderr, flush=True))
         final = next((event for event in outcome.events if event["event"] == "result"), None)
@@ -1009,16 +996,12 @@ def main() -> None:
     scale.add_argument("--source-share", type=float, default=1.0,
                        help="with --share-from: find_candidates and rank for this share of the sources only (default 1)")
     scale.add_argument("--share-from", type=int, default=0, metavar="PAGES",
-                       help="apply --source-share and --mentions-block to sizes of at least this many pages (default 0: all)")
-    scale.add_argument("--mentions-block", type=int, default=0, metavar="N",
-                       help="with --share-from: call Keywords.mentions for N targets at a time (default 0: once)")
+                       help="apply --source-share to sizes of at least this many pages (default 0: all)")
     stages = commands.add_parser("stages", help="one size of `scale` in this process (JSON lines on stdout)")
     stages.add_argument("--pages", type=int, required=True)
     stages.add_argument("--recall", action="store_true", help="measure neighbour recall even with the exact index")
     stages.add_argument("--source-share", type=float, default=1.0,
                         help="run find_candidates and rank for this share of the pages as sources only (default 1)")
-    stages.add_argument("--mentions-block", type=int, default=0, metavar="N",
-                        help="call Keywords.mentions for N targets at a time (default 0: once, as propose does)")
     real = commands.add_parser("real", help="the figures of `stages` on real crawl databases (model vectors)")
     real.add_argument("db", type=Path, nargs="+", help="crawl databases (copied, never written)")
     real.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))

@@ -28,7 +28,7 @@ from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, 
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
 from analysis.phrases import MIN_WORDS, phrases_of
-from analysis.load import LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, among, distinct, load_corpus
+from analysis.load import LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, among, distinct, load_corpus, pair_codes
 from analysis.score import Suggestion, rank
 from analysis.words import PHRASE_JOINERS, WORD, Vocabulary, is_stop_word, terms
 from conftest import ROOT
@@ -330,7 +330,7 @@ def candidates_of(five: tuple[Corpus, Keywords], threshold: float, max_similarit
         "by_words": keywords.nearest(10) if by_words is None else by_words,
     }
     if "mentions" in inspect.signature(find_candidates).parameters:  # pairs where the source names the target
-        arguments["mentions"] = set(mentions)
+        arguments["mentions"] = pair_codes(set(mentions), len(corpus))
     else:
         assert not mentions
     return find_candidates(**arguments)
@@ -401,6 +401,35 @@ def test_a_mention_is_a_candidate_below_the_threshold_but_never_a_linked_pair(fi
     assert all(not c.mentioned for c in candidates_of(five, 0.5, 0.9)[0])
 
 
+def test_mentions_are_the_pairs_whose_source_holds_most_of_a_names_weight(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keywords.mentions looks only at the pages holding one of a name's rarer words (a prefix filter), a block of
+    sources at a time: the same pairs as the definition worked out for every (name, page); with per_source, each
+    source's largest shares (then its heaviest names)."""
+    rng = np.random.default_rng(11)
+    words = [f"w{i}x" for i in range(80)]
+    frequency = 1 / np.arange(1, len(words) + 1)  # a few common words, many rare ones, as in prose
+    texts = [" ".join(rng.choice(words, size=int(rng.integers(5, 40)), p=frequency / frequency.sum())) for _ in range(300)]
+    names = [" ".join(rng.choice(words, size=int(rng.integers(1, 6)), replace=False)) for _ in range(400)]
+    owners = rng.integers(0, len(texts), len(names))
+    keywords = Keywords(texts)
+    idf, common = keywords.idf.astype(np.float64), keywords.idf_of_share(0.3)
+    named = np.zeros((len(names), len(idf)))  # each name's weight by word, dense: the definition, worked out for every pair
+    for row, name in enumerate(names):
+        for term in keywords.title_terms(name):
+            named[row, term] = idf[term] if idf[term] >= common else 0.0
+    weight = named.sum(axis=1)
+    shares = (named / np.maximum(weight, 1e-9)[:, None]) @ (keywords.matrix.toarray() > 0).T  # name x source
+    best: dict[int, tuple[float, float]] = {}  # pair code -> (share, name weight), the best of the target's names
+    for row, source in zip(*np.nonzero((shares >= 0.6 - 1e-6) & (owners[:, None] != np.arange(len(texts))))):
+        code = int(source) * len(texts) + int(owners[row])
+        best[code] = max(best.get(code, (0, 0)), (round(float(shares[row, source]), 4), float(weight[row])))
+    monkeypatch.setattr(Keywords, "MENTION_PAGES", 64)  # five blocks of sources
+    assert 100 < len(best) and keywords.mentions(names, 0.6, 0.3, owners).tolist() == sorted(best)
+    kept = [code for code in sorted(best, key=lambda code: (code // len(texts), -best[code][0], -best[code][1], code))]
+    capped = [code for place, code in enumerate(kept) if sum(other // len(texts) == code // len(texts) for other in kept[:place]) < 2]
+    assert keywords.mentions(names, 0.6, 0.3, owners, per_source=2).tolist() == sorted(capped) != sorted(best)
+
+
 def test_a_listing_page_is_a_target_but_never_a_source(site: Site) -> None:
     """A category page lists posts by title, linked from headings the extractor keeps as text only ("other" links)."""
     slugs = ["french-press-guide", "aeropress-recipes", "chemex-guide"]
@@ -420,7 +449,7 @@ def test_a_listing_page_is_a_target_but_never_a_source(site: Site) -> None:
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     keywords = Keywords(corpus.texts)
     everyone = nearest(vectors, len(corpus))
-    candidates, _ = find_candidates(corpus, vectors, everyone, keywords, everyone, set(), -1.0, 1.0)
+    candidates, _ = find_candidates(corpus, vectors, everyone, keywords, everyone, np.zeros(0, dtype=np.int64), -1.0, 1.0)
     assert listing not in set(candidates.source.tolist())
     assert set(candidates.target.tolist()) == set(range(len(corpus)))  # the listing among them
     assert len(candidates) == (len(corpus) - 1) ** 2
@@ -762,8 +791,8 @@ def test_a_source_that_writes_out_one_of_the_targets_headings_cites_it_and_menti
     found = finder.search_all(np.array(sources), np.full(len(sources), target))
     assert found.heading_held.tolist() == [True, True, False, False]  # every word of a cited heading: asked
     assert found.name_said.tolist() == [True, False, False, False]  # only /cites/ writes it out; two words or a template's cite nothing
-    mentions = pipeline.mentioned_pairs(corpus, finder.keywords)  # candidates whatever their similarity: holding most of a heading's words
-    assert [(source, target) in mentions for source in sources] == [True, True, False, False]
+    mentions = pipeline.mentioned_pairs(corpus, finder.keywords).tolist()  # candidates whatever their similarity: most of a heading's words
+    assert [source * len(corpus) + target in mentions for source in sources] == [True, True, False, False]
 
 
 def test_a_crawl_made_before_headings_were_kept_loads_without_them(site: Site) -> None:
@@ -1038,7 +1067,7 @@ def test_blocked_words_are_those_overlapping_a_link_or_inside_a_sentence_repeati
     assert _blocked(corpus, pages, tokens).tolist() == expected
 
 
-def test_past_the_keyword_limit_candidates_come_from_meaning_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_past_the_keyword_limit_candidates_come_from_meaning_and_capped_mentions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from analysis import pipeline
     from analysis.embed import Embeddings
 
@@ -1057,12 +1086,15 @@ def test_past_the_keyword_limit_candidates_come_from_meaning_alone(tmp_path: Pat
 
     def pairs() -> set[tuple[int, int]]:
         proposal = pipeline.propose(db, corpus, pipeline.Options(threshold=0.5, progress=False), {})
-        assert proposal.by_meaning_only == (pages > pipeline.KEYWORD_NEIGHBOURS_LIMIT)  # what the summary's note reads
+        assert proposal.past_keyword_limit == (pages > pipeline.KEYWORD_NEIGHBOURS_LIMIT)  # what the summary's note reads
         return {(item.source, item.target) for item in proposal.queue}
 
     assert (0, 3) in pairs()  # the mention, whatever its similarity
     monkeypatch.setattr(pipeline, "KEYWORD_NEIGHBOURS_LIMIT", pages - 1)
-    assert pairs() == {(0, 1), (1, 0), (2, 3), (3, 2), (4, 5), (5, 4)}
+    by_meaning = {(0, 1), (1, 0), (2, 3), (3, 2), (4, 5), (5, 4)}
+    assert pairs() == by_meaning | {(0, 3)}  # no keyword neighbours, but the mention still
+    monkeypatch.setattr(pipeline, "MENTIONS_PER_SOURCE", 0)
+    assert pairs() == by_meaning
 
 
 def test_distinct_and_among_are_np_unique_and_np_isin_without_the_hashing() -> None:
