@@ -235,8 +235,9 @@ class Keywords:
         share[asked] += np.bincount(pair[found], weights=commoner.weights[word[found]], minlength=len(asked)).astype(np.float32)
         keep = (share >= min_share - SHARE_SLACK) & (owners[name] != source)
         source, target, share, weight = source[keep], owners[name[keep]], share[keep], totals[name[keep]]
-        order = np.lexsort((target, -weight, -np.round(share, 4), source))  # each source's best first (equal shares: float32
-        # sums of the same weights in another order differ in the last places); a target named twice: its best name
+        # each source's best first, a target named twice by its best name; shares to four places, as float32 sums of the
+        # same weights in another order differ in the last ones
+        order = np.lexsort((target, -weight, -np.round(share, 4), source))
         source, target = source[order], target[order]
         codes = source * self.matrix.shape[0] + target
         first = np.unique(codes, return_index=True)[1]
