@@ -37,6 +37,7 @@ MENTION_SHARE = 0.6  # a source holding this share of a target's (rarer) title w
 # keeps MENTIONS_PER_SOURCE mentions, which then bring back most of what they found (BENCHMARKS.md, "Quality").
 KEYWORD_NEIGHBOURS_LIMIT = 20_000
 MENTIONS_PER_SOURCE = 20
+MENTION_WORD_PAGES = 1_000  # past the limit, mentions are searched by a name's rarer words on at most this many pages
 
 
 @dataclass
@@ -126,20 +127,21 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
             by_words, mentions = keywords.nearest(options.neighbours), mentioned_pairs(corpus, keywords)
         else:  # keyword neighbours grow with the square of the pages, and so do mentions a source
             by_words = (np.zeros((len(corpus), 0)), np.zeros((len(corpus), 0), dtype=np.int64))
-            mentions = mentioned_pairs(corpus, keywords, MENTIONS_PER_SOURCE)
+            mentions = mentioned_pairs(corpus, keywords, MENTIONS_PER_SOURCE, MENTION_WORD_PAGES)
     with timed(timings, "candidates", options.progress):
         candidates, cannibalised = find_candidates(corpus, embeddings.vectors, by_meaning, keywords, by_words, mentions,
                                                    threshold, options.max_similarity, excluded)
     return candidates, cannibalised, keywords, embeddings.computed
 
 
-def mentioned_pairs(corpus: Corpus, keywords: Keywords, per_source: int | None = None) -> np.ndarray:
+def mentioned_pairs(corpus: Corpus, keywords: Keywords, per_source: int | None = None,
+                    word_pages: int | None = None) -> np.ndarray:
     """Pair codes (source * pages + target, sorted) where the source's text holds most of the rarer words of the
     target's title, or of one of its cited headings (a part of the page, by its name: "Temporary lifetime extension");
-    with per_source, that many a source at most (Keywords.mentions)."""
+    with per_source and word_pages, as Keywords.mentions takes them."""
     headings = cited_headings(corpus, keywords)
     return keywords.mentions(corpus.titles + headings.texts, MENTION_SHARE, COMMON_SHARE,
-                             np.concatenate([np.arange(len(corpus)), headings.owners()]), per_source)
+                             np.concatenate([np.arange(len(corpus)), headings.owners()]), per_source, word_pages)
 
 
 def run(db_path: str | Path, options: Options) -> Result:

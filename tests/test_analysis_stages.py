@@ -428,6 +428,11 @@ def test_mentions_are_the_pairs_whose_source_holds_most_of_a_names_weight(monkey
     kept = [code for code in sorted(best, key=lambda code: (code // len(texts), -best[code][0], -best[code][1], code))]
     capped = [code for place, code in enumerate(kept) if sum(other // len(texts) == code // len(texts) for other in kept[:place]) < 2]
     assert keywords.mentions(names, 0.6, 0.3, owners, per_source=2).tolist() == sorted(capped) != sorted(best)
+    pages_a_word = np.bincount(keywords.matrix.indices)  # a word searched by only on so many pages: fewer pairs, never others
+    assert keywords.mentions(names, 0.6, 0.3, owners, word_pages=int(pages_a_word.max())).tolist() == sorted(best)
+    assert len(keywords.mentions(names, 0.6, 0.3, owners, word_pages=0)) == 0
+    middle = keywords.mentions(names, 0.6, 0.3, owners, word_pages=int(np.median(pages_a_word[pages_a_word > 0])))
+    assert 0 < len(middle) < len(best) and set(middle.tolist()) <= set(best)
 
 
 def test_a_listing_page_is_a_target_but_never_a_source(site: Site) -> None:
