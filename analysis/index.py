@@ -244,13 +244,12 @@ class Keywords:
         # each source's best first, a target named twice by its best name; shares to four places, as float32 sums of the
         # same weights in another order differ in the last ones
         order = np.lexsort((target, -weight, -np.round(share, 4), source))
-        source, target = source[order], target[order]
-        codes = source * self.matrix.shape[0] + target
-        first = np.unique(codes, return_index=True)[1]
+        source, codes = source[order], source[order] * self.matrix.shape[0] + target[order]
+        once = np.sort(np.unique(codes, return_index=True)[1])  # each pair by its best name, still in that order
+        source, codes = source[once], codes[once]
         if per_source is not None:
-            source, codes = source[np.sort(first)], codes[np.sort(first)]
-            first = np.flatnonzero(np.arange(len(source)) - np.searchsorted(source, source) < per_source)
-        return codes[first]
+            codes = codes[np.arange(len(source)) - np.searchsorted(source, source) < per_source]
+        return codes
 
     def similarity(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """Cosine of each (source, target) pair, without forming any other pair; THREADS chunks of pairs at a time."""
