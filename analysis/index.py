@@ -234,12 +234,13 @@ class Keywords:
         words = np.repeat(np.arange(end - start, dtype=np.int64), np.diff(rows.indptr)) * columns + rows.indices  # sorted
         shares = (held @ probe).tocoo()
         source, name, share = shares.row.astype(np.int64) + start, shares.col.astype(np.int64), shares.data
+        other = owners[name] != source  # a page's own names mention nothing
         # the whole share where the rarer words leave it undecided, or everywhere when it orders a source's mentions
-        asked = np.flatnonzero(((share < min_share - SHARE_SLACK) | (per_source is not None)) & (owners[name] != source))
+        asked = np.flatnonzero(((share < min_share - SHARE_SLACK) | (per_source is not None)) & other)
         pair, word = run_items(commoner.starts[name[asked]], np.diff(commoner.starts)[name[asked]])
         found = among((source[asked][pair] - start) * columns + commoner.terms[word], words)
         share[asked] += np.bincount(pair[found], weights=commoner.weights[word[found]], minlength=len(asked)).astype(np.float32)
-        keep = (share >= min_share - SHARE_SLACK) & (owners[name] != source)
+        keep = (share >= min_share - SHARE_SLACK) & other
         source, target, share, weight = source[keep], owners[name[keep]], share[keep], totals[name[keep]]
         # each source's best first, a target named twice by its best name; shares to four places, as float32 sums of the
         # same weights in another order differ in the last ones
