@@ -131,9 +131,12 @@ class Impact:
     gains: dict[Pair, Gain]
 
     def headline(self) -> str:
-        """The site figures that matter most, for the summary: "orphans 16 -> 2, ..."."""
+        """The site figures that matter most, for the summary: "over all 40 live HTML pages: ..., orphans 16 -> 2". Over
+        every live page, not only the analysed ones (the summary's other orphan count), since a listing or a short page
+        is clicked through as much as an article."""
         names = ("mean depth", f"deeper than {DEEP} clicks", "unreachable from the start", "orphans")
-        return ", ".join(f"{name} {figure(name, self.site[name][0])} -> {figure(name, self.site[name][1])}" for name in names)
+        figures = ", ".join(f"{name} {figure(name, self.site[name][0])} -> {figure(name, self.site[name][1])}" for name in names)
+        return f"over all {len(self.graph.pages)} live HTML pages: {figures}"
 
 
 def load_graph(db: sqlite_utils.Database) -> Graph:

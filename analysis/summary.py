@@ -17,9 +17,10 @@ def summary(result: Result) -> str:
         f"threshold {proposal.threshold:.2f}",
         f"  suggestions: {len(proposal.queue)} ({result.counts['new']} new, {result.counts['done']} done since last run)",
         f"  pages since the last analysis: {result.changes.pages_line()}",
-        f"  hubs (capped at {proposal.max_per_target} per target): {len(proposal.hubs)}; orphans: {len(corpus.orphans)}; "
+        f"  hubs (capped at {proposal.max_per_target} per target): {len(proposal.hubs)}; orphans among the analysed pages: "
+        f"{len(corpus.orphans)}; "
         f"cannibalisation pairs: {len(proposal.cannibalised)}",
-        f"  with the {result.impact.applied} queued links: {result.impact.headline()}",
+        f"  with the {result.impact.applied} queued links, {result.impact.headline()}",
         f"  time: {stages}",
         f"  wrote: {result.csv}, {result.cannibalization_csv}, {result.report}, "
         "tables suggestions/orphans/hubs/cannibalization/impact/impact_summary/analysis_runs",

@@ -271,7 +271,7 @@ def test_summary_counts_match_the_tables(analysed: Analysed) -> None:
     assert summary_number(stdout, r"suggestions: (\d+)") == db["suggestions"].count
     assert summary_number(stdout, r"suggestions: \d+ \((\d+) new") == db["suggestions"].count
     assert summary_number(stdout, r"hubs \(capped at \d+ per target\): (\d+)") == db["hubs"].count
-    assert summary_number(stdout, r"orphans: (\d+)") == db["orphans"].count
+    assert summary_number(stdout, r"orphans among the analysed pages: (\d+)") == db["orphans"].count
     assert summary_number(stdout, r"cannibalisation pairs: (\d+)") == db["cannibalization"].count
     times = re.search(r"time: (.*)", stdout)
     assert times, stdout

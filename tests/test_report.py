@@ -54,9 +54,12 @@ def demo(demo_crawl: CrawlRun, tmp_path_factory: pytest.TempPathFactory) -> Repo
 
 def test_analyze_writes_the_report_beside_the_database_and_says_so(demo: Reports) -> None:
     assert demo.by_analyze.is_file() and str(demo.by_analyze) in demo.analyze.stdout
-    assert re.search(r"with the \d+ queued links: mean depth .* orphans \d+ -> \d+", demo.analyze.stdout)
+    headline = re.search(r"with the \d+ queued links, over all (\d+) live HTML pages: mean depth .* orphans \d+ -> \d+",
+                         demo.analyze.stdout)
+    assert headline, demo.analyze.stdout
     assert demo.report.stdout.splitlines()[-1] == f"wrote {demo.by_report}"
     db = sqlite_utils.Database(demo.db_path)
+    assert int(headline.group(1)) == db["impact"].count  # one row a live page
     assert db["impact"].count == db.execute("SELECT count(*) FROM pages WHERE status = 200 AND final_url = url "
                                             "AND (canonical IS NULL OR canonical = url)").fetchone()[0]
     assert db["impact_summary"].count == 9

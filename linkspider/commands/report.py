@@ -45,4 +45,4 @@ class Command(ScrapyCommand):
             self.exitcode = 1
             return
         path = write_report(db, impact, opts.out or Path(opts.db).with_suffix(".report.html"))
-        print(f"{impact.headline()}\nwrote {path}")
+        print(f"with the {impact.applied} queued links, {impact.headline()}\nwrote {path}")
