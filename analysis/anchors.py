@@ -377,9 +377,10 @@ class AnchorFinder:
         word = phrases.order[low[query_of] + np.arange(len(query_of)) - np.repeat(np.cumsum(counts) - counts, counts)]
         codes = pair[query_of] * len(phrases.ids) + word
         by_code = np.argsort(codes)
-        query_of = query_of[by_code]
-        return Matches(codes[by_code], weight[query_of], rare[query_of], seeds[query_of], titled[query_of], whole_title,
-                       len(phrases.ids))
+        codes, query_of = codes[by_code], query_of[by_code]
+        whole = _whole_reader_words(phrases, codes)
+        return Matches(codes, np.where(whole, weight[query_of], 0), rare[query_of] & whole, seeds[query_of] & whole,
+                       titled[query_of] & whole, ~whole, whole_title, len(phrases.ids))
 
 
 @dataclass
@@ -407,6 +408,7 @@ class Matches:
     rare: np.ndarray  # the term is rare enough to name the target (see COMMON_SHARE)
     seeds: np.ndarray  # a window may be built around it: rare, or a title word of a whole_title target
     titled: np.ndarray  # the term is a title word of the pair's target
+    partial: np.ndarray  # part of a dotted word the target's terms do not hold whole (_whole_reader_words): weighs nothing
     whole_title: np.ndarray  # per pair: TargetTerms.whole_title of its target
     words: int
 
@@ -471,6 +473,21 @@ def _title_seeds(pair: np.ndarray, titled: np.ndarray, occurrences: np.ndarray, 
     return seeds
 
 
+def _whole_reader_words(phrases: Phrases, codes: np.ndarray) -> np.ndarray:
+    """Which matches (sorted codes pair * words + word) lie in a word the target's terms hold whole, as a reader sees
+    it: a dotted word with every content part matched, or a plain word. "1.29.2" does not name "Announcing Rust 1.29.1",
+    nor "Cargo.toml" the page "Hello, Cargo!": the target's terms hold some parts of each, and the reader sees another
+    name, so no window holding one is an anchor for the pair (_strengths)."""
+    words, whole = len(phrases.ids), np.ones(len(codes), dtype=bool)
+    dotted = np.flatnonzero(phrases.in_dotted_words()[codes % words])  # few: the others are whole
+    held, parts = phrases.reader_words(codes[dotted] % words)
+    keys = codes[dotted] // words * words + held  # sorted as codes are: a reader's word is a run of words
+    runs = np.flatnonzero(np.diff(keys, prepend=-1))
+    matched = np.diff(np.append(runs, len(keys)))
+    whole[dotted] = np.repeat(matched, matched) >= parts
+    return whole
+
+
 def _windows(phrases: Phrases, matches: Matches) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(first word, last word, pair, first match) of the valid windows that hold a seed (a rare matched word, or a title
     word of a whole_title target) and may reach MIN_STRENGTH; a window's matches are matches.codes[first match:] up to
@@ -508,11 +525,12 @@ def _content(phrases: Phrases, first: np.ndarray, last: np.ndarray) -> np.ndarra
 def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.ndarray, pair: np.ndarray,
                low: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The strength of each window for its pair (each target term once, less EXTRA_WORD_PENALTY per other word), 0 for a
-    window that holds no rare word and not every title word of a whole_title target, and which windows hold no rare
-    word (their strength stands only if they are the title: see _same_words)."""
+    window that holds no rare word and not every title word of a whole_title target, or that holds a dotted word the
+    target names only in part (Matches.partial), and which windows hold no rare word (their strength stands only if
+    they are the title: see _same_words)."""
     strength = -EXTRA_WORD_PENALTY * _content(phrases, first, last)
     codes = matches.codes
-    rare, title_words = np.zeros(len(first), dtype=bool), np.zeros(len(first), dtype=np.int64)
+    rare, partial, title_words = np.zeros(len(first), dtype=bool), np.zeros(len(first), dtype=bool), np.zeros(len(first), dtype=np.int64)
     end = pair * matches.words + last
     for step in range(MAX_WORDS):  # the window's matches in word order (a pair has one match a word at most)
         index = np.minimum(low + step, len(codes) - 1)
@@ -520,9 +538,11 @@ def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.n
         once = hit & (phrases.previous_same[codes[index] % matches.words] < first)
         strength += np.where(once, matches.weights[index], 0) + EXTRA_WORD_PENALTY * hit
         rare |= hit & matches.rare[index]
+        partial |= hit & matches.partial[index]
         title_words += once & matches.titled[index]
     whole_title = matches.whole_title[pair]
-    return np.where(rare | ((whole_title > 0) & (title_words >= whole_title)), np.round(strength, 4), 0), ~rare
+    named = (rare | ((whole_title > 0) & (title_words >= whole_title))) & ~partial
+    return np.where(named, np.round(strength, 4), 0), ~rare
 
 
 def _words(text: str) -> list[str]:

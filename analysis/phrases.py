@@ -43,6 +43,19 @@ class Phrases:
         """Words of each window (first to last word) as a reader counts them: "Rust 1.32.0" is two."""
         return last - first + 1 - (self.dotted_before[last] - self.dotted_before[first])
 
+    def in_dotted_words(self) -> np.ndarray:
+        """Per word: it is part of a dotted word ("1", "32" and "0" of "1.32.0")."""
+        dotted = np.diff(self.dotted_before).astype(bool)  # joined to the next word by a dot
+        return dotted | np.concatenate([[False], dotted[:-1]])
+
+    def reader_words(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each of these words, the word a reader sees it in ("1.32.0" is three words to the tokenizer, one to a
+        reader), numbered in text order, and how many non-stop words that one holds."""
+        reader_word_of = np.arange(len(self.ids)) - self.dotted_before[:-1]  # rises by one past each word not dotted
+        held = reader_word_of[words]
+        first, last = np.searchsorted(reader_word_of, held), np.searchsorted(reader_word_of, held, "right")
+        return held, self.content_before[last] - self.content_before[first]
+
     def key(self, page: np.ndarray, term: np.ndarray) -> np.ndarray:
         """The sort key of a term on a page (page is the position among the pages these phrases were made of)."""
         return page * (self.terms + 1) + term + 1

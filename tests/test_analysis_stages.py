@@ -988,6 +988,25 @@ def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:
                        "Kotlin mirror": 2, "Kotlin mirror today": 3, "mirror today": 2}  # "Get" is a stop word
 
 
+def test_a_dotted_word_names_a_target_only_if_the_target_holds_all_of_it() -> None:
+    """"Rust 1.29.2" shares "rust", "1" and "29" with "Announcing Rust 1.29.1", and "Cargo.toml" shares "cargo" with
+    "Hello, Cargo!", but each is another name to a reader: no anchor holds one, while "Rust 1.29.1" names its page."""
+    texts = ["Rust 1.29.2 fixes a miscompilation on ARM boards, so upgrade when you can.",
+             "Rust 1.29.1 fixes a miscompilation on ARM boards, so upgrade when you can.",
+             "The 1.29.1 point release fixes a rustdoc crash and a miscompilation on ARM boards.",
+             "Edit the Cargo.toml manifest to add a dependency on the rand crate.",
+             "Create a project with cargo new and build it with cargo build.",
+             *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(8))]
+    titles = ["Announcing Rust 1.29.2", "Rust in embedded", "Announcing Rust 1.29.1", "Adding dependencies", "Hello, Cargo!",
+              *(f"Tea page {i}" for i in range(8))]
+    finder = AnchorFinder(plain_corpus(texts, titles), Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
+    def text_anchors(source: int, target: int) -> list[str]:
+        return [anchor.text for anchor in finder.anchors(source, target) if anchor.source == "text"]
+    assert text_anchors(1, 2)[0] == "Rust 1.29.1"
+    assert text_anchors(0, 2) and not any("1.29.2" in anchor for anchor in text_anchors(0, 2))  # "ARM boards" stays
+    assert not any("Cargo.toml" in anchor for anchor in text_anchors(3, 4))
+
+
 def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -> None:
     """tokenize classifies code points with numpy instead of running the regex for the spans: the same words anywhere."""
     rng = np.random.default_rng(7)
