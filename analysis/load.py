@@ -14,6 +14,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 
+import json
 import re
 from urllib.parse import urlsplit
 
@@ -104,10 +105,13 @@ class Corpus:
     listings: np.ndarray | None = None  # per page: it lists other pages, a target only (LISTED_ANCHOR_CHARS); None: none does
     inbound_anchors: InboundAnchors = field(default_factory=InboundAnchors)  # of every content link to a page
     headings: list[str] = field(default_factory=list)  # per page: its main content's headings, one a line (empty: none known)
+    code_spans: list[list[tuple[int, int]]] = field(default_factory=list)  # per page: (start, end) of its code blocks in its text
 
     def __post_init__(self) -> None:
         if self.listings is None:
             self.listings = np.zeros(len(self.urls), dtype=bool)
+        if not self.code_spans:
+            self.code_spans = [[] for _ in self.urls]
 
     def __len__(self) -> int:
         return len(self.urls)
@@ -156,9 +160,11 @@ def url_date(url: str) -> str | None:
 def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tuple[str, str]] = frozenset()) -> Corpus:
     """Read candidate pages and their resolved links; `hidden` (source, target) URL pairs are treated as unlinked."""
     resolve = resolver(db)
-    headings = "headings" if "headings" in db["pages"].columns_dict else "NULL AS headings"  # a crawl before they were kept
+    kept = db["pages"].columns_dict
+    headings = "headings" if "headings" in kept else "NULL AS headings"  # a crawl before they were kept
+    code = "code_spans" if "code_spans" in kept else "NULL AS code_spans"
     rows = [row for row in db.query(
-        f"SELECT url, title, h1, main_text, {headings}, content_hash, depth, published, sitemap_only, "
+        f"SELECT url, title, h1, main_text, {headings}, {code}, content_hash, depth, published, sitemap_only, "
         "(SELECT coalesce(sum(length(anchor)), 0) FROM links WHERE source = url AND region = 'content') AS link_chars, "
         "(SELECT coalesce(sum(length(anchor)), 0) FROM links WHERE source = url AND region = 'other' AND length(anchor) >= ? "
         "AND instr(main_text, anchor) > 0) AS listed_chars "
@@ -181,6 +187,7 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
         listings=np.array([listed > MAX_LINK_DENSITY * len(text or "") for listed, text in zip(column["listed_chars"], column["main_text"])],
                           dtype=bool),
         headings=[text or "" for text in column["headings"]],
+        code_spans=[[tuple(span) for span in json.loads(spans)] if spans else [] for spans in column["code_spans"]],
     )
     index = corpus.index
     template: list[int] = []  # pair codes linked from outside the content (some from it too)

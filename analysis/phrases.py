@@ -3,14 +3,15 @@
 A window is 2-6 words inside one sentence, joined only by spaces (or - . /), with no stop word at
 either end, not splitting what a reader sees as one word ("1.32.0", "crates.io") and holding two
 such words at least ("Rust 1.32.0", not "1.32.0" alone: the issue's 2-6 words), outside the
-page's existing links and outside a sentence that only repeats the page's own title. Several pages
-are laid end to end as one set of arrays, so the anchor search works on many sources per numpy
-call; no window crosses from one page into the next.
+page's existing links and code blocks (no link goes inside code) and outside a sentence that only
+repeats the page's own title. Several pages are laid end to end as one set of arrays, so the anchor
+search works on many sources per numpy call; no window crosses from one page into the next.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -101,12 +102,12 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
 
 
 def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:
-    """Words no anchor may hold: overlapping an existing link, or inside a sentence that only repeats the
-    page's own title. Each such span covers a run of its page's words, found by binary search on keys
+    """Words no anchor may hold: overlapping an existing link or a code block, or inside a sentence that only repeats
+    the page's own title. Each such span covers a run of its page's words, found by binary search on keys
     (page, offset) for all the pages' spans at once."""
     linked, titled = [], []  # (page's place in pages, start, end)
     for place, page in enumerate(pages):
-        linked += [(place, start, end) for start, end in corpus.link_spans[page]]
+        linked += [(place, start, end) for start, end in chain(corpus.link_spans[page], corpus.code_spans[page])]
         titled += [(place, start, end) for start, end in _title_sentences(corpus.texts[page], corpus.titles[page].strip().lower())]
     linked, titled = np.array(linked, dtype=np.int64).reshape(-1, 3), np.array(titled, dtype=np.int64).reshape(-1, 3)
     place = np.repeat(np.arange(len(pages), dtype=np.int64), tokens.counts)

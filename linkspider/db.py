@@ -36,6 +36,7 @@ PAGES = {
     "depth": int,  # click depth from the start URL(s); NULL when no crawled link reaches the page
     "main_text": str,  # main content without nav, header, footer, sidebars, banners
     "headings": str,  # the main content's headings (h2, h3, ...), one a line: names of the page's parts
+    "code_spans": str,  # JSON [[start, end], ...]: where main_text holds code blocks (no place for a link); NULL: none
     "word_count": int,
     "content_hash": str,  # sha1 of title and main_text: the analysis re-embeds a page only when it changes
     "body_hash": str,  # fingerprint of the response and the extraction code: a re-crawl reuses the extraction (reuse.py)

@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
 
@@ -25,10 +26,13 @@ from linkspider.sentences import sentence_at, sentence_spans
 from linkspider.urls import is_http_url, normalize_url
 
 MARKER = "http://linkspider.invalid/"
-# Content links are bracketed in the extracted text as OPEN index SEP anchor CLOSE: printable
-# characters (the extractor drops unprintable ones) in a pattern that prose does not contain.
-OPEN, SEP, CLOSE = "\u27e6", "\u205e", "\u27e7"
-_MARKED = re.compile(f"{OPEN}(\\d+){SEP}(.*?){CLOSE}", re.DOTALL)
+# Content links are bracketed in the extracted text as OPEN index SEP anchor CLOSE, and code blocks
+# as OPEN CODE SEP code CLOSE: printable characters (the extractor drops unprintable ones) in a
+# pattern that prose does not contain.
+OPEN, SEP, CLOSE, CODE = "\u27e6", "\u205e", "\u27e7", "code"
+_MARKED = re.compile(f"{OPEN}(\\d+|{CODE}){SEP}(.*?){CLOSE}", re.DOTALL)
+# The extractor's elements whose text a <code> inside may be inline ("call <code>spawn</code> to ...").
+_INLINE_PARENTS = {"p", "item", "cell", "head", "hi", "quote", "del"}
 
 STRIPPED_CHARS = 2000
 _LANDMARK_TAGS = {"nav": "nav", "header": "header", "footer": "footer", "aside": "aside"}
@@ -58,8 +62,10 @@ def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, 
     anchors = list(_anchors(root, base_url))
     for index, (element, _) in enumerate(anchors):
         element.set("href", f"{MARKER}{index}")
-    page.main_text, content_links, headings = main_content(root)
-    page.headings = "\n".join(headings) or None
+    content = main_content(root)
+    page.main_text, content_links = content.text, content.links
+    page.headings = "\n".join(content.headings) or None
+    page.code_spans = json.dumps(content.code_spans) if content.code_spans else None
     page.word_count = len(page.main_text.split())
     page.content_hash = hashlib.sha1(f"{page.title or ''}\n{page.main_text}".encode()).hexdigest()
     sentences = sentence_spans(page.main_text)
@@ -82,42 +88,96 @@ def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, 
     return page
 
 
-def main_content(root: HtmlElement) -> tuple[str, dict[int, tuple[str, int]], list[str]]:
-    """Main text, for each marked anchor found in it (anchor text, offset in the text), and the text's headings."""
+@dataclass
+class MainContent:
+    text: str
+    links: dict[int, tuple[str, int]]  # marked anchor -> (anchor text, offset in the text)
+    headings: list[str]
+    code_spans: list[tuple[int, int]]  # (start, end) in the text of each code block: no place for a link
+
+
+def main_content(root: HtmlElement) -> MainContent:
+    """Main text, where the marked anchors and the code blocks landed in it, and its headings."""
     document = trafilatura.bare_extraction(
         root, include_links=True, include_comments=False, include_tables=True, include_images=False, deduplicate=False
     )
     if document is None or document.body is None:
-        return "", {}, []
+        return MainContent("", {}, [], [])
     body = document.body
     for ref in body.iter("ref"):
         index = (ref.get("target") or "").removeprefix(MARKER)
-        if not index.isdigit():
-            continue
-        ref.text = f"{OPEN}{index}{SEP}{ref.text or ''}"
-        if len(ref):
-            ref[-1].tail = (ref[-1].tail or "") + CLOSE
-        else:
-            ref.text += CLOSE
+        if index.isdigit():
+            _bracket_link(ref, index)
     etree.strip_tags(body, "ref")
+    for code in _code_blocks(body):
+        _bracket_code(code)
     headings = [" ".join(_MARKED.sub(r"\2", "".join(head.itertext())).split()) for head in body.iter("head")]
-    return *_strip_markers(xmltotxt(body, include_formatting=False)), [heading for heading in headings if heading]
+    return _strip_markers(xmltotxt(body, include_formatting=False), [heading for heading in headings if heading])
 
 
-def _strip_markers(marked: str) -> tuple[str, dict[int, tuple[str, int]]]:
-    """Remove the bracketed markers from the text, noting where each marked anchor landed."""
+def _bracket_link(element: etree._Element, mark: str) -> None:
+    """Bracket the element's text (its children's included) as OPEN mark SEP text CLOSE."""
+    element.text = f"{OPEN}{mark}{SEP}{element.text or ''}"
+    if len(element):
+        element[-1].tail = (element[-1].tail or "") + CLOSE
+    else:
+        element.text += CLOSE
+
+
+def _bracket_code(code: etree._Element) -> None:
+    """Bracket a code block's text as OPEN CODE SEP text CLOSE from its first to its last visible character: the text
+    output drops the whitespace at a block's edges, and the brackets must not keep it there."""
+    visible = [node for node in _reading_order(code) if (getattr(*node) or "").strip()]
+    if not visible:
+        return
+    (first, first_attribute), (last, last_attribute) = visible[0], visible[-1]
+    text = getattr(first, first_attribute)
+    lead = len(text) - len(text.lstrip())
+    setattr(first, first_attribute, f"{text[:lead]}{OPEN}{CODE}{SEP}{text[lead:]}")
+    text = getattr(last, last_attribute)
+    body = text.rstrip()
+    setattr(last, last_attribute, f"{body}{CLOSE}{text[len(body):]}")
+
+
+def _reading_order(element: etree._Element) -> list[tuple[etree._Element, str]]:
+    """The element's pieces of text in reading order, as (element, "text" or "tail"); its own tail not included."""
+    pieces = [(element, "text")]
+    for child in element:
+        pieces += [*_reading_order(child), (child, "tail")]
+    return pieces
+
+
+def _code_blocks(body: etree._Element) -> list[etree._Element]:
+    """The extractor's <code> elements that are blocks (of <pre>): not inside another, either outside any
+    paragraph-like element or of several lines, and holding no link. A <code> in a sentence is inline (a command's
+    name, often linked), and one with links is no code: the extractor takes an embedded tweet for one."""
+    blocks = []
+    for code in body.iter("code"):
+        text = "".join(code.itertext()).strip()
+        if (not any(parent.tag == "code" for parent in code.iterancestors()) and OPEN not in text
+                and (code.getparent().tag not in _INLINE_PARENTS or "\n" in text)):
+            blocks.append(code)
+    return blocks
+
+
+def _strip_markers(marked: str, headings: list[str]) -> MainContent:
+    """Remove the bracketed markers from the text, noting where each marked anchor and code block landed."""
     pieces: list[str] = []
     found: dict[int, tuple[str, int]] = {}
+    code_spans: list[tuple[int, int]] = []
     length, last = 0, 0
     for match in _MARKED.finditer(marked):
-        before, anchor = marked[last:match.start()], match.group(2)
+        before, inside = marked[last:match.start()], match.group(2)
         length += len(before)
-        found[int(match.group(1))] = (anchor.strip(), length + len(anchor) - len(anchor.lstrip()))
-        pieces += [before, anchor]
-        length += len(anchor)
+        if match.group(1) == CODE:
+            code_spans.append((length, length + len(inside)))
+        else:
+            found[int(match.group(1))] = (inside.strip(), length + len(inside) - len(inside.lstrip()))
+        pieces += [before, inside]
+        length += len(inside)
         last = match.end()
     pieces.append(marked[last:])
-    return "".join(pieces), found
+    return MainContent("".join(pieces), found, headings, code_spans)
 
 
 def landmark(element: HtmlElement, stop: HtmlElement | None = None) -> str:

@@ -42,6 +42,7 @@ class Page:
     modified: str | None = None
     main_text: str | None = None
     headings: str | None = None  # the main content's headings, one a line
+    code_spans: str | None = None  # JSON [[start, end], ...] of the main text's code blocks, None when it has none
     word_count: int | None = None
     content_hash: str | None = None
     body_hash: str | None = None

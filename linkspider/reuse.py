@@ -22,7 +22,7 @@ from linkspider.items import Link, Page
 
 # The Page fields that parse_html (and the spider's decoding) fill in; the rest come from the response.
 EXTRACTED = ("encoding", "noindex", "nofollow", "title", "description", "h1", "canonical", "lang", "published", "modified",
-             "main_text", "headings", "word_count", "content_hash", "stripped_html")
+             "main_text", "headings", "code_spans", "word_count", "content_hash", "stripped_html")
 HEADERS = ("content-type", "x-robots-tag", "content-language")  # what decoding and parse_html read of the headers
 LINK_FIELDS = tuple(field.name for field in fields(Link))
 

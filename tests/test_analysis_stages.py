@@ -97,7 +97,8 @@ class Site:
 
     def page(self, path: str, title: str | None = None, text: str | None = None, *, status: int = 200, is_html: int = 1,
              noindex: int = 0, canonical: str | None = None, redirect_to: str | None = None, depth: int | None = 1,
-             sitemap_only: int = 0, words: int | None = None, published: str | None = None, headings: str | None = None) -> str:
+             sitemap_only: int = 0, words: int | None = None, published: str | None = None, headings: str | None = None,
+             code_spans: str | None = None) -> str:
         page_url = url(path)
         self.db["pages"].insert({
             "url": page_url, "final_url": url(redirect_to) if redirect_to else page_url,
@@ -106,6 +107,7 @@ class Site:
             "main_text": text, "word_count": len((text or "").split()) if words is None else words,
             "content_hash": hashlib.sha1(f"{title}\n{text}".encode()).hexdigest() if text else None,
             "gone": 0, "depth": depth, "sitemap_only": sitemap_only, "in_sitemap": 1, "published": published, "headings": headings,
+            "code_spans": code_spans,
         })
         if text:
             self.texts[page_url] = text
@@ -800,12 +802,15 @@ def test_a_source_that_writes_out_one_of_the_targets_headings_cites_it_and_menti
     assert [source * len(corpus) + target in mentions for source in sources] == [True, True, False, False]
 
 
-def test_a_crawl_made_before_headings_were_kept_loads_without_them(site: Site) -> None:
-    site.page("/a/", "Alpha", "Alpha text about widgets and more.", headings="Alpha\nWidgets in Depth Today")
+def test_a_crawl_made_before_headings_and_code_blocks_were_kept_loads_without_them(site: Site) -> None:
+    site.page("/a/", "Alpha", "Alpha text about widgets and more.", headings="Alpha\nWidgets in Depth Today", code_spans="[[6, 10]]")
     site.page("/b/", "Beta", "Beta text about gadgets and more.")
-    assert site.corpus(min_words=1).headings == ["Alpha\nWidgets in Depth Today", ""]
+    corpus = site.corpus(min_words=1)
+    assert (corpus.headings, corpus.code_spans) == (["Alpha\nWidgets in Depth Today", ""], [[(6, 10)], []])
     site.db.execute("ALTER TABLE pages DROP COLUMN headings")  # as an older linkspider wrote it
-    assert site.corpus(min_words=1).headings == ["", ""]
+    site.db.execute("ALTER TABLE pages DROP COLUMN code_spans")
+    corpus = site.corpus(min_words=1)
+    assert (corpus.headings, corpus.code_spans) == (["", ""], [[], []])
 
 
 def test_a_series_label_that_starts_three_titles_is_left_out_of_the_name() -> None:
@@ -971,6 +976,22 @@ def test_an_anchor_is_never_taken_from_the_source_repeating_its_own_title() -> N
     finder = AnchorFinder(corpus, Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
     contexts = [anchor.context for anchor in finder.anchors(0, 1) if anchor.source == "text"]
     assert contexts and titles[0] not in contexts  # "brew water" in the body is fine, "Making Cold Brew" is not
+
+
+def test_an_anchor_is_never_taken_from_a_code_block() -> None:
+    """No link goes inside a code block: its words are no anchor, however well they name the target."""
+    texts = ["Set the kettle up first and read its manual twice.\n# pick the brew water\nwater = Tap().filter()\n"
+             "Then pour slowly over the grounds.",
+             "Most of a cup is water, so the minerals in your brew water shape how the coffee tastes.",
+             *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(8))]
+    titles = ["Setting up", "Making Your Own Brew Water", *(f"Tea page {i}" for i in range(8))]
+    code = (texts[0].index("# pick"), texts[0].index("\nThen"))
+    keywords = Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)])
+    def text_anchors(code_spans: list[list[tuple[int, int]]]) -> list[str]:
+        finder = AnchorFinder(plain_corpus(texts, titles, code_spans=code_spans), keywords)
+        return [anchor.text for anchor in finder.anchors(0, 1) if anchor.source == "text"]
+    assert text_anchors([[] for _ in texts]) == ["brew water"]  # from the code, were it prose
+    assert text_anchors([[code]] + [[] for _ in texts[1:]]) == []
 
 
 def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:

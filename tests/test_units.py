@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -236,6 +237,25 @@ def test_nested_markup_inside_a_content_link() -> None:
     link = link_to(page, "https://example.com/g")
     assert link.anchor == "fine grounds"
     assert page.main_text[link.text_offset:link.text_offset + len(link.anchor)] == "fine grounds"
+
+
+def test_code_blocks_are_marked_in_the_main_text_and_leave_it_as_it_was() -> None:
+    """A <pre> block's span, to its last visible character; inline code is prose ("Call grind() first"); a block with
+    links (an embedded tweet the extractor takes for code) is none, and its links keep their offsets."""
+    tweet = ("<center><blockquote class='twitter-tweet' lang='en'><p>We open sourced the <a href='https://twitter.com/b'>@Brewing</a> "
+             "app.&#10;&#10;<a href='https://t.co/c1'>https://t.co/c1</a>&#10;&#10;Enjoy</p>&mdash; Someone (@someone) "
+             "<a href='https://twitter.com/b/status/1'>January 22, 2015</a></blockquote></center>")
+    page = parse(document(extra=(
+        "<pre><code>fn main() {\n    let grind = size();\n}\n</code></pre>"
+        "<p>Call <code>grind()</code> first, then weigh the beans; a sentence long enough to stay in the text.</p>"
+        f"{tweet}<p>Another paragraph of prose, so that the extractor keeps the whole article body here.</p>")))
+    [(start, end)] = json.loads(page.code_spans)
+    assert page.main_text[start:end] == "fn main() {\n    let grind = size();\n}"
+    assert "ground.\nfn main() {" in page.main_text and "}\nCall grind() first" in page.main_text
+    assert "@Brewing app." in page.main_text and "\u27e6" not in page.main_text
+    link = link_to(page, "https://twitter.com/b/status/1")
+    assert page.main_text[link.text_offset:link.text_offset + len(link.anchor)] == "January 22, 2015"
+    assert parse(document()).code_spans is None
 
 
 @pytest.mark.parametrize("wrapper, region", [
