@@ -378,9 +378,10 @@ class AnchorFinder:
         codes = pair[query_of] * len(phrases.ids) + word
         by_code = np.argsort(codes)
         codes, query_of = codes[by_code], query_of[by_code]
-        whole = _whole_reader_words(phrases, codes)
+        word = codes % len(phrases.ids)
+        whole = _whole_reader_words(phrases, codes, word)
         return Matches(codes, np.where(whole, weight[query_of], 0), rare[query_of] & whole, seeds[query_of] & whole,
-                       titled[query_of] & whole, ~whole, whole_title, len(phrases.ids))
+                       titled[query_of] & whole, ~whole, phrases.own_title[word], whole_title, len(phrases.ids))
 
 
 @dataclass
@@ -409,6 +410,7 @@ class Matches:
     seeds: np.ndarray  # a window may be built around it: rare, or a title word of a whole_title target
     titled: np.ndarray  # the term is a title word of the pair's target
     partial: np.ndarray  # part of a dotted word the target's terms do not hold whole (_whole_reader_words): weighs nothing
+    own: np.ndarray  # a word of the source's own title (Phrases.own_title)
     whole_title: np.ndarray  # per pair: TargetTerms.whole_title of its target
     words: int
 
@@ -473,14 +475,14 @@ def _title_seeds(pair: np.ndarray, titled: np.ndarray, occurrences: np.ndarray, 
     return seeds
 
 
-def _whole_reader_words(phrases: Phrases, codes: np.ndarray) -> np.ndarray:
+def _whole_reader_words(phrases: Phrases, codes: np.ndarray, word: np.ndarray) -> np.ndarray:
     """Which matches (sorted codes pair * words + word) lie in a word the target's terms hold whole, as a reader sees
     it: a dotted word with every content part matched, or a plain word. "1.29.2" does not name "Announcing Rust 1.29.1",
     nor "Cargo.toml" the page "Hello, Cargo!": the target's terms hold some parts of each, and the reader sees another
     name, so no window holding one is an anchor for the pair (_strengths)."""
     words, whole = len(phrases.ids), np.ones(len(codes), dtype=bool)
-    dotted = np.flatnonzero(phrases.in_dotted_words()[codes % words])  # few: the others are whole
-    held, parts = phrases.reader_words(codes[dotted] % words)
+    dotted = np.flatnonzero(phrases.in_dotted_words()[word])  # few: the others are whole
+    held, parts = phrases.reader_words(word[dotted])
     keys = codes[dotted] // words * words + held  # sorted as codes are: a reader's word is a run of words
     runs = np.flatnonzero(np.diff(keys, prepend=-1))
     matched = np.diff(np.append(runs, len(keys)))
@@ -525,12 +527,16 @@ def _content(phrases: Phrases, first: np.ndarray, last: np.ndarray) -> np.ndarra
 def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.ndarray, pair: np.ndarray,
                low: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The strength of each window for its pair (each target term once, less EXTRA_WORD_PENALTY per other word), 0 for a
-    window that holds no rare word and not every title word of a whole_title target, or that holds a dotted word the
-    target names only in part (Matches.partial), and which windows hold no rare word (their strength stands only if
-    they are the title: see _same_words)."""
+    window that holds no rare word and not every title word of a whole_title target, that holds a dotted word the
+    target names only in part (Matches.partial), or whose words of the target are all words of its own page's title,
+    some of them not the target's title words ("cargo doc" on the page of `cargo doc` names that page, not `cargo
+    build`, whose topic words hold "doc"); and which
+    windows hold no rare word (their strength stands only if they are the title: see _same_words)."""
     strength = -EXTRA_WORD_PENALTY * _content(phrases, first, last)
     codes = matches.codes
-    rare, partial, title_words = np.zeros(len(first), dtype=bool), np.zeros(len(first), dtype=bool), np.zeros(len(first), dtype=np.int64)
+    rare, partial = np.zeros(len(first), dtype=bool), np.zeros(len(first), dtype=bool)
+    all_own, all_titled = np.ones(len(first), dtype=bool), np.ones(len(first), dtype=bool)  # of the window's matches
+    title_words, hits = np.zeros(len(first), dtype=np.int64), np.zeros(len(first), dtype=np.int8)
     end = pair * matches.words + last
     for step in range(MAX_WORDS):  # the window's matches in word order (a pair has one match a word at most)
         index = np.minimum(low + step, len(codes) - 1)
@@ -540,8 +546,15 @@ def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.n
         rare |= hit & matches.rare[index]
         partial |= hit & matches.partial[index]
         title_words += once & matches.titled[index]
+        hits += hit
+        all_own &= ~hit | matches.own[index]
+        all_titled &= ~hit | matches.titled[index]
     whole_title = matches.whole_title[pair]
-    named = (rare | ((whole_title > 0) & (title_words >= whole_title))) & ~partial
+    content = phrases.content_before[last + 1] - phrases.content_before[first]
+    only_own = phrases.own_title_before[last + 1] - phrases.own_title_before[first] == content
+    # it names the target by words of its own page's title only, or says nothing else, and the target's title not all
+    own_name = (all_own & ~all_titled) | (only_own & (hits < content))
+    named = (rare | ((whole_title > 0) & (title_words >= whole_title))) & ~partial & ~own_name
     return np.where(named, np.round(strength, 4), 0), ~rare
 
 

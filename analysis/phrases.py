@@ -16,7 +16,7 @@ from itertools import chain
 import numpy as np
 
 from analysis.index import Keywords
-from analysis.load import Corpus
+from analysis.load import Corpus, among, distinct
 from analysis.lookup import HashTable
 from analysis.words import STOP, Tokens
 from linkspider.sentences import sentence_at, sentence_spans
@@ -36,6 +36,8 @@ class Phrases:
     run_of: HashTable  # distinct key -> its run
     valid: np.ndarray  # (words, sizes): the window of this size starting at this word may be an anchor
     content_before: np.ndarray  # non-stop words before each word
+    own_title: np.ndarray  # per word: a content word of its own page's title (_own_title_words)
+    own_title_before: np.ndarray  # such words before each word
     dotted_before: np.ndarray  # words before each word joined to their next by a dot ("1.32.0": 2 before "0")
     previous_same: np.ndarray  # the previous word of the same page with the same term, -1 if none
     terms: int  # vocabulary size when made
@@ -79,6 +81,10 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
     dotted_before = np.concatenate([[0], np.cumsum(tokens.dotted)])
     starts_word = ~np.concatenate([[False], tokens.dotted[:-1]])  # not the second part of "1.32" or "crates.io"
     blocked_before = np.concatenate([[0], np.cumsum(blocked)])
+    terms = len(keywords.vocabulary)
+    keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
+    content_before = np.concatenate([[0], np.cumsum(~stop)])
+    own_title = _own_title_words(corpus, keywords, pages, keys, terms)
     valid = np.zeros((count, MAX_WORDS - MIN_WORDS + 1), dtype=bool)
     for size in range(MIN_WORDS, MAX_WORDS + 1):
         first = np.arange(max(0, count - size + 1))
@@ -87,8 +93,6 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
                                           & (blocked_before[last + 1] == blocked_before[first])
                                           & starts_word[first] & ~tokens.dotted[last]
                                           & (size - (dotted_before[last] - dotted_before[first]) >= MIN_WORDS))
-    terms = len(keywords.vocabulary)
-    keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
     previous_same = np.full(count, -1, dtype=np.int64)
@@ -98,7 +102,15 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
     asked = keys[runs] != 0  # 0: a stop word of the first page, which no term asks for
     run_of = HashTable.of(keys[runs[asked]].astype(np.uint64), np.flatnonzero(asked))
     return Phrases(ids, tokens.starts, tokens.ends, order, np.append(runs, count), run_of, valid,
-                   np.concatenate([[0], np.cumsum(~stop)]), dotted_before, previous_same, terms)
+                   content_before, own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before, previous_same, terms)
+
+
+def _own_title_words(corpus: Corpus, keywords: Keywords, pages: list[int], keys: np.ndarray, terms: int) -> np.ndarray:
+    """Per word (keys: Phrases.key of each): a content word of its own page's title. A window that names a target by
+    such words only names the page it is on ("cargo doc" on the page of `cargo doc`), unless the target's title holds
+    them all too (anchors.py)."""
+    owned = [place * (terms + 1) + term + 1 for place, page in enumerate(pages) for term in keywords.title_terms(corpus.titles[page])]
+    return among(keys, distinct(np.array(owned, dtype=np.int64)))
 
 
 def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:

@@ -978,6 +978,25 @@ def test_an_anchor_is_never_taken_from_the_source_repeating_its_own_title() -> N
     assert contexts and titles[0] not in contexts  # "brew water" in the body is fine, "Making Cold Brew" is not
 
 
+def test_a_window_that_names_its_own_page_is_no_anchor_for_another() -> None:
+    """On the page of `cargo doc`, "cargo doc" names that page, though `cargo build`'s topic words hold "doc"; in the
+    February 2023 plans, "February 2023" names them, not the February 2022 plans. Where the target's title holds the
+    words too, they name both ("cargo doc" for "Documenting with cargo doc", "triage" for the other month's plans)."""
+    texts = ["Once cargo doc finishes, open what it wrote in a browser of your choice.",
+             "Run cargo build to compile a package with its doc tests. Doc builds, doc links and doc examples compile too.",
+             "Write doc comments, then cargo doc renders them as pages with examples and links.",
+             "Every month the triage group meets. In February 2023 the triage group chose its goals.",
+             "Every month the triage group meets. In February 2022 the triage group chose its goals, and again in March.",
+             *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(8))]
+    titles = ["cargo doc", "cargo build", "Documenting with cargo doc", "Triage plans for February 2023",
+              "Triage plans for February 2022", *(f"Tea page {i}" for i in range(8))]
+    finder = AnchorFinder(plain_corpus(texts, titles), Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
+    def text_anchors(source: int, target: int) -> list[str]:
+        return [anchor.text for anchor in finder.anchors(source, target) if anchor.source == "text"]
+    assert text_anchors(0, 1) == [] and text_anchors(0, 2)[0] == "cargo doc"
+    assert text_anchors(3, 4)[0] == "triage group" and "February 2023" not in text_anchors(3, 4)
+
+
 def test_an_anchor_is_never_taken_from_a_code_block() -> None:
     """No link goes inside a code block: its words are no anchor, however well they name the target."""
     texts = ["Set the kettle up first and read its manual twice.\n# pick the brew water\nwater = Tap().filter()\n"
