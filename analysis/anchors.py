@@ -530,8 +530,9 @@ def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.n
     window that holds no rare word and not every title word of a whole_title target, that holds a dotted word the
     target names only in part (Matches.partial), or whose words of the target are all words of its own page's title,
     some of them not the target's title words ("cargo doc" on the page of `cargo doc` names that page, not `cargo
-    build`, whose topic words hold "doc"); and which
-    windows hold no rare word (their strength stands only if they are the title: see _same_words)."""
+    build`, whose topic words hold "doc"), or that says nothing but words of its own page's title, not all the
+    target's ("February 2023" in the February 2023 plans); and which windows hold no rare word (their strength stands
+    only if they are the title: see _same_words)."""
     strength = -EXTRA_WORD_PENALTY * _content(phrases, first, last)
     codes = matches.codes
     rare, partial = np.zeros(len(first), dtype=bool), np.zeros(len(first), dtype=bool)
