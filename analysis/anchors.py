@@ -533,7 +533,8 @@ def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.n
     build`, whose topic words hold "doc"), or that says nothing but words of its own page's title, not all the
     target's ("February 2023" in the February 2023 plans); and which windows hold no rare word (their strength stands
     only if they are the title: see _same_words)."""
-    strength = -EXTRA_WORD_PENALTY * _content(phrases, first, last)
+    content = _content(phrases, first, last)
+    strength = -EXTRA_WORD_PENALTY * content
     codes = matches.codes
     rare, partial = np.zeros(len(first), dtype=bool), np.zeros(len(first), dtype=bool)
     all_own, all_titled = np.ones(len(first), dtype=bool), np.ones(len(first), dtype=bool)  # of the window's matches
@@ -551,7 +552,6 @@ def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.n
         all_own &= ~hit | matches.own[index]
         all_titled &= ~hit | matches.titled[index]
     whole_title = matches.whole_title[pair]
-    content = phrases.content_before[last + 1] - phrases.content_before[first]
     only_own = phrases.own_title_before[last + 1] - phrases.own_title_before[first] == content
     # it names the target by words of its own page's title only, or says nothing else, and the target's title not all
     own_name = (all_own & ~all_titled) | (only_own & (hits < content))
