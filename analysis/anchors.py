@@ -126,22 +126,18 @@ class PageNames:
     term_starts: np.ndarray  # (names + 1,)
     terms: np.ndarray
 
-    def of(self, page: int) -> list[str]:
-        return self.texts[self.starts[page]:self.starts[page + 1]]
-
     def owners(self) -> np.ndarray:
         """The page of each name."""
         return np.repeat(np.arange(len(self.starts) - 1), np.diff(self.starts))
 
-    def held(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """Which pairs' sources (pages[j] of the phrases, targets[j]) hold every term of one of the target's names."""
+    def held(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, list[str]]:
+        """The names whose every term the pair's source holds (pages[j] of the phrases, targets[j]): (j, the name) of
+        each, by j. Only these can be written out in the source (AnchorFinder.names_said)."""
         pair, name = run_items(self.starts[targets], self.starts[targets + 1] - self.starts[targets])
         row, term = run_items(self.term_starts[name], self.term_starts[name + 1] - self.term_starts[name])
         low, high = phrases.occurrences(phrases.key(pages[pair[row]], self.terms[term]))
-        missing = np.bincount(row[high == low], minlength=len(name))
-        held = np.zeros(len(targets), dtype=bool)
-        held[pair[missing == 0]] = True
-        return held
+        held = np.flatnonzero(np.bincount(row[high == low], minlength=len(name)) == 0)
+        return pair[held], [self.texts[named] for named in name[held].tolist()]
 
 
 @dataclass
@@ -152,15 +148,12 @@ class Found:
     ends: np.ndarray
     strengths: np.ndarray  # float32, 0 where none
     best: np.ndarray  # (pairs,) float32: the strength of the pair's strongest window (not always shown), 0 where none
-    name_said: np.ndarray  # (pairs,) bool: the source writes out the target's name word for word (AnchorFinder.names_said)
-    name_held: np.ndarray  # (pairs,) bool: the source holds every content word of the target's name (of NAME_SAID_WORDS or more)
-    heading_held: np.ndarray  # (pairs,) bool: the source holds every content word of one of the target's cited_headings
+    name_said: np.ndarray  # (pairs,) bool: the source writes out the target's name or a heading word for word (names_said)
 
     @classmethod
     def empty(cls, pairs: int) -> Found:
         return cls(np.full((pairs, ALTERNATIVES), -1, dtype=np.int32), np.full((pairs, ALTERNATIVES), -1, dtype=np.int32),
-                   np.zeros((pairs, ALTERNATIVES), dtype=np.float32), np.zeros(pairs, dtype=np.float32),
-                   np.zeros(pairs, dtype=bool), np.zeros(pairs, dtype=bool), np.zeros(pairs, dtype=bool))
+                   np.zeros((pairs, ALTERNATIVES), dtype=np.float32), np.zeros(pairs, dtype=np.float32), np.zeros(pairs, dtype=bool))
 
     def alternatives(self, rows: np.ndarray) -> Iterator[tuple[list[int], list[int], list[float]]]:
         """(starts, ends, strengths) of these rows' text anchors, as lists read from the arrays at once."""
@@ -211,42 +204,38 @@ class AnchorFinder:
         found = Found.empty(len(sources))
         names = self.target_terms(distinct(targets))
 
-        def search(block: tuple[list[int], np.ndarray]) -> None:
+        def search(block: tuple[list[int], np.ndarray]) -> tuple[np.ndarray, list[str]]:
             pages, rows = block
             where = np.searchsorted(np.array(pages), sources[rows])
             texts = [self.corpus.texts[page] for page in pages]
-            self._search_block(phrases_of(self.corpus, self.keywords, pages), texts, where, targets[rows], rows, names, found)
+            return self._search_block(phrases_of(self.corpus, self.keywords, pages), texts, where, targets[rows], rows, names, found)
 
         with ThreadPoolExecutor(THREADS) as pool:
-            list(pool.map(search, self._blocks(sources)))
-        found.name_said = self.names_said(sources, targets, found.name_held, found.heading_held)
+            asked = _joined(list(pool.map(search, self._blocks(sources))))  # in block order: by source
+        found.name_said = self.names_said(sources, *asked)
         return found
 
-    def names_said(self, sources: np.ndarray, targets: np.ndarray, names_asked: np.ndarray, headings_asked: np.ndarray) -> np.ndarray:
-        """Which names_asked pairs' sources write out the target's name, or headings_asked pairs' one of its cited_headings
-        (NAME_SAID_WORDS words or more), word for word (case, spacing and punctuation aside): an editor citing the page
-        by its name, or a part of it by its heading, the surest sign of a link.
+    def names_said(self, sources: np.ndarray, rows: np.ndarray, names: list[str]) -> np.ndarray:
+        """Which pairs' sources write out one of the names asked of them (rows[i] is asked names[i]: the target's name
+        or one of its cited_headings, NAME_SAID_WORDS words or more) word for word (case, spacing and punctuation
+        aside): an editor citing the page by its name, or a part of it by its heading, the surest sign of a link.
 
-        Only pairs whose source holds every content word of the name are asked for it (Found.name_held), and
-        of a heading for the target's headings (Found.heading_held): a few in a hundred candidates.
+        A pair is asked only the names whose every content word its source holds (PageNames.held): a few in a
+        hundred candidates, and of a target with many headings the one or two its source may cite.
         """
         said = np.zeros(len(sources), dtype=bool)
-        names: dict[int, list[_Name]] = {}
-        headings: dict[int, list[_Name]] = {}
+        made: dict[str, _Name] = {}
         source, text, runs, checked = -1, "", None, 0
-        for row in np.flatnonzero(names_asked | headings_asked).tolist():  # pairs come sorted by source: each text read once
-            target = int(targets[row])
-            if target not in names:
-                names[target] = [_Name.of(name) for name in self.said_names.of(target)]
-                headings[target] = [_Name.of(heading) for heading in self.headings.of(target)]
-            asked = (names[target] if names_asked[row] else []) + (headings[target] if headings_asked[row] else [])
-            if asked:
-                if sources[row] != source:
-                    source, text, runs, checked = int(sources[row]), self.corpus.texts[sources[row]].lower(), None, 0
-                checked += len(asked)
-                if runs is None and checked > RUNS_SET_AFTER:  # a source asked for many names: its runs as a set
-                    runs = set(_RUN.findall(text))
-                said[row] = any(name.written_in(text, runs) for name in asked)
+        for row, asked in zip(rows.tolist(), names):  # by source: each text read once
+            if said[row]:
+                continue
+            name = made.get(asked) or made.setdefault(asked, _Name.of(asked))
+            if sources[row] != source:
+                source, text, runs, checked = int(sources[row]), self.corpus.texts[sources[row]].lower(), None, 0
+            checked += 1
+            if runs is None and checked > RUNS_SET_AFTER:  # a source asked for many names: its runs as a set
+                runs = set(_RUN.findall(text))
+            said[row] = name.written_in(text, runs)
         return said
 
     def _blocks(self, sources: np.ndarray) -> Iterator[tuple[list[int], np.ndarray]]:
@@ -340,8 +329,9 @@ class AnchorFinder:
         return codes, LINK_TEXT_WEIGHT * largest
 
     def _search_block(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray, rows: np.ndarray,
-                      names: TargetTerms, found: Found) -> None:
-        """Fill found[rows] for the pairs (pages[j] of the phrases and texts, targets[j])."""
+                      names: TargetTerms, found: Found) -> tuple[np.ndarray, list[str]]:
+        """Fill found[rows] for the pairs (pages[j] of the phrases and texts, targets[j]); return the names and headings
+        to ask of them (PageNames.held), as (rows, names), by row."""
         matches = self._matches(phrases, pages, names.of(targets), names.whole_title[targets])
         first, last, pair, low = _windows(phrases, matches)
         strength, title_only = _strengths(phrases, matches, first, last, pair, low)
@@ -354,13 +344,14 @@ class AnchorFinder:
         strongest = np.zeros(len(targets), dtype=np.float32)
         np.maximum.at(strongest, pair, strength)
         found.best[rows] = strongest
-        found.name_held[rows] = self.said_names.held(phrases, pages, targets)
-        found.heading_held[rows] = self.headings.held(phrases, pages, targets)
         preference = strength - SHORTER_ANCHOR * strongest[pair] * phrases.spoken_words(first, last)
         best = _best(pair, strength, preference, phrases.starts[first], phrases.ends[last], len(targets))
         for slot, (chosen, starts, ends, strengths) in enumerate(best):
             found.starts[rows[chosen], slot], found.ends[rows[chosen], slot] = starts, ends
             found.strengths[rows[chosen], slot] = strengths
+        pairs, asked = _joined([self.said_names.held(phrases, pages, targets), self.headings.held(phrases, pages, targets)])
+        by_pair = np.argsort(pairs, kind="stable")
+        return rows[pairs[by_pair]], [asked[at] for at in by_pair.tolist()]
 
     def _matches(self, phrases: Phrases, pages: np.ndarray, names: tuple[np.ndarray, ...], whole_title: np.ndarray) -> Matches:
         """Every occurrence, in each pair's source, of a term of its target (names: TargetTerms.of the pairs' targets;
@@ -557,6 +548,11 @@ def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.n
     own_name = (all_own & ~all_titled) | (only_own & (hits < content))
     named = (rare | ((whole_title > 0) & (title_words >= whole_title))) & ~partial & ~own_name
     return np.where(named, np.round(strength, 4), 0), ~rare
+
+
+def _joined(parts: list[tuple[np.ndarray, list[str]]]) -> tuple[np.ndarray, list[str]]:
+    """(pairs, names) parts end to end."""
+    return np.concatenate([np.zeros(0, dtype=np.int64), *(pairs for pairs, _ in parts)]), list(chain.from_iterable(names for _, names in parts))
 
 
 def _words(text: str) -> list[str]:

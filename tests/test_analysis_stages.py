@@ -755,6 +755,16 @@ def test_a_name_is_written_in_a_text_exactly_where_its_pattern_says_so_whichever
     assert 100 < said < 2900  # both answers are common
 
 
+def names_asked(corpus: Corpus, finder: AnchorFinder, sources: list[int], target: int) -> list[list[str]]:
+    """The names and headings of the target that names_said asks of each source: those whose every word it holds."""
+    phrases = phrases_of(corpus, finder.keywords, sources)
+    asked: list[list[str]] = [[] for _ in sources]
+    for names in (finder.said_names, finder.headings):
+        for place, name in zip(*names.held(phrases, np.arange(len(sources)), np.full(len(sources), target))):
+            asked[place].append(name)
+    return asked
+
+
 def test_a_source_that_writes_out_the_targets_name_cites_it_and_that_pair_ranks_first(site: Site) -> None:
     corpus, finder = filler_site(site, "deploys, queues and workers", [
         ("/ocr/", "Using OCR to Fix a Hilarious Bug", "Optical character recognition found the bug."),
@@ -766,12 +776,12 @@ def test_a_source_that_writes_out_the_targets_name_cites_it_and_that_pair_ranks_
         ("/cites-release/", "Upgrading", "As (announcing widget 1.26) said, upgrade."),
     ])
     target, cites, apart, close = (corpus.urls.index(url(path)) for path in ("/ocr/", "/cites/", "/apart/", "/close/"))
-    found = finder.search_all(np.array([cites, apart, close]), np.array([target, target, target]))
-    assert found.name_held.tolist() == [True, True, False]  # the name check is asked where the source holds all its words
+    sources = [cites, apart, close]
+    assert names_asked(corpus, finder, sources, target) == [["Using OCR to Fix a Hilarious Bug"]] * 2 + [[]]  # all its words held
+    found = finder.search_all(np.array(sources), np.array([target, target, target]))
     assert found.name_said.tolist() == [True, False, False]  # but only /cites/ writes out the name
     release, point, cites_release = (corpus.urls.index(url(path)) for path in ("/release/", "/point-release/", "/cites-release/"))
-    said = finder.names_said(np.array([point, cites_release]), np.array([release, release]), np.array([True, True]),
-                             np.array([False, False]))
+    said = finder.names_said(np.array([point, cites_release]), np.array([0, 1]), ["Announcing Widget 1.26"] * 2)
     assert said.tolist() == [False, True]  # "1.26.1" and "1.2" are other versions: the name's last word goes on or stops short
     words = Candidate(source=cites, target=close, similarity=0.85, lexical=0.5, template_linked=False)  # above, but for the name
     name = Candidate(source=cites, target=target, similarity=0.3, lexical=0.1, template_linked=False)
@@ -795,8 +805,9 @@ def test_a_source_that_writes_out_one_of_the_targets_headings_cites_it_and_menti
     finder = AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles))
     target = corpus.urls.index(url("/threads/"))
     sources = [corpus.urls.index(url(path)) for path in ("/cites/", "/apart/", "/short/", "/template/")]
+    spawn = ["Creating a New Thread with spawn"]  # of the target's headings, the one each source holds every word of is asked
+    assert names_asked(corpus, finder, sources, target) == [spawn, spawn, [], []]  # not "Thread Pools" (two words), nor the template's
     found = finder.search_all(np.array(sources), np.full(len(sources), target))
-    assert found.heading_held.tolist() == [True, True, False, False]  # every word of a cited heading: asked
     assert found.name_said.tolist() == [True, False, False, False]  # only /cites/ writes it out; two words or a template's cite nothing
     mentions = pipeline.mentioned_pairs(corpus, finder.keywords).tolist()  # candidates whatever their similarity: most of a heading's words
     assert [source * len(corpus) + target in mentions for source in sources] == [True, True, False, False]
