@@ -17,7 +17,7 @@ A source that writes out the target's name, or one of its headings (the name of 
 
 A phrase must hold a word rare on the site (on at most COMMON_SHARE of the pages): a common word
 names nothing. A title made only of common words ("cargo vendor" on a site where every command page
-mentions both) names its page where it is written out word for word, and nowhere else.
+mentions both) names its page where it is written out word for word (a plural aside), and nowhere else.
 
 The windows of a source do not depend on the target (phrases.py finds them). The search runs on
 blocks of sources at once, as arrays, THREADS blocks at a time (numpy releases the GIL): for each
@@ -41,7 +41,7 @@ import numpy as np
 from analysis.index import THREADS, Keywords
 from analysis.load import Corpus, among, distinct, run_items
 from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, phrases_of
-from analysis.words import WORD, terms
+from analysis.words import WORD, stem, terms
 from linkspider.sentences import sentence_at
 
 EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not a term of the target
@@ -561,8 +561,9 @@ def _words(text: str) -> list[str]:
 
 
 def _same_words(phrase: str, title: str) -> bool:
-    """The phrase says the title, word for word (case, spacing and punctuation aside)."""
-    return _words(phrase) == _words(title)
+    """The phrase says the title, word for word (case, spacing, punctuation and endings aside: "Cargo target" says
+    "Cargo Targets")."""
+    return [stem(word) for word in _words(phrase)] == [stem(word) for word in _words(title)]
 
 
 def _best(pair: np.ndarray, strength: np.ndarray, preference: np.ndarray, starts: np.ndarray, ends: np.ndarray,

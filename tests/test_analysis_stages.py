@@ -728,6 +728,7 @@ def test_a_title_of_common_words_names_its_page_only_where_it_is_written_out(sit
         ("/says-it/", "Downloading", "Tools like cargo vendor or a mirror can be used to download code."),
         ("/apart/", "Shipping", "Every cargo ship has a vendor on board and a captain."),
         ("/reversed/", "Swapped", "The vendor cargo arrived late this week, sadly."),
+        ("/plural/", "Harbour", "Two cargo vendors were busy in the harbour today."),
     ])
     assert finder.keywords.idf_of_share(1.0) == pytest.approx(finder.keywords.idf[finder.keywords.vocabulary.ids["vendor"]])
     target = corpus.urls.index(url("/vendor/"))
@@ -735,6 +736,8 @@ def test_a_title_of_common_words_names_its_page_only_where_it_is_written_out(sit
     anchor = finder.anchors(says_it, target)[0]
     assert (anchor.text, anchor.source) == ("cargo vendor", "text")
     assert_text_anchor(corpus, says_it, anchor)
+    plural = corpus.urls.index(url("/plural/"))  # the title in the plural is the same name
+    assert (finder.anchors(plural, target)[0].text, finder.anchors(plural, target)[0].source) == ("cargo vendors", "text")
     for path in ("/apart/", "/reversed/"):  # both words, but not the title
         assert finder.anchors(corpus.urls.index(url(path)), target) == [Anchor("cargo vendor", "title", 0.0)]
 
