@@ -121,6 +121,25 @@ class Corpus:
         return {url: i for i, url in enumerate(self.urls)}
 
 
+def crawl_note(db: sqlite_utils.Database) -> str | None:
+    """What the analysis misses when the latest crawl did not finish, in a line for the summary and the report; None
+    when it finished (or the database records no crawl)."""
+    crawl = db.execute("SELECT id, status, pages FROM crawls ORDER BY id DESC LIMIT 1").fetchone()
+    if crawl is None or crawl[1] == "finished":
+        return None
+    crawl_id, status, pages = crawl
+    if pages is None:  # set when a crawl closes
+        pages = db.execute("SELECT count(*) FROM pages WHERE last_seen_crawl = ?", [crawl_id]).fetchone()[0]
+    if status == "running":
+        return (f"crawl #{crawl_id} has not finished (it is running, or was stopped before it could close): this analysis "
+                f"sees the {pages} pages stored so far, the newest without a click depth; analyse again once it ends")
+    if status == "capped":
+        return (f"crawl #{crawl_id} stopped at max_pages ({pages} pages): the pages past it are in no suggestion, and the "
+                "orphans and click depths are those of the pages it reached; crawl with a higher max_pages to cover the site")
+    return (f"crawl #{crawl_id} ended early ({status}, {pages} pages): pages it did not reach are missing or as an earlier "
+            "crawl left them; run the same `scrapy crawl site` command again to complete it")
+
+
 def resolver(db: sqlite_utils.Database) -> dict[str, str]:
     """Where each crawled URL really points: the end of its redirect chain, then its canonical."""
     final = {url: target for url, target in db.execute("SELECT url, final_url FROM pages WHERE gone = 0 AND final_url IS NOT NULL")}

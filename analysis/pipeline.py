@@ -23,7 +23,7 @@ from analysis.embed import DEFAULT_BACKEND, DEFAULT_MODEL, embed_pages, page_tex
 from analysis.export import export_csv, rejected_pairs, save_cannibalization, save_hubs, save_orphans, save_suggestions
 from analysis.impact import Impact, measure_impact
 from analysis.index import Keywords, nearest
-from analysis.load import Corpus, Pair, load_corpus
+from analysis.load import Corpus, Pair, crawl_note, load_corpus
 from analysis.report import write_report
 from analysis.score import Suggestion, rank
 from linkspider.db import open_existing
@@ -80,6 +80,7 @@ class Result:
     impact: Impact
     report: Path
     changes: Changes  # since the last analysis
+    crawl_note: str | None  # what the analysis misses when the latest crawl did not finish (load.crawl_note)
 
 
 @contextmanager
@@ -166,4 +167,4 @@ def run(db_path: str | Path, options: Options) -> Result:
         counts["rows"] = export_csv(db, csv_path)  # after the impact: the CSV shows each suggestion's gain
     with timed(timings, "report", options.progress):
         report = write_report(db, impact, db_path.with_suffix(".report.html"), (proposal.threshold, options.max_similarity))
-    return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv, impact, report, changes)
+    return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv, impact, report, changes, crawl_note(db))

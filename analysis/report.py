@@ -20,6 +20,7 @@ import sqlite_utils
 from analysis.charts import bars, hbars
 from analysis.export import QUEUE_ORDER, gain_text
 from analysis.impact import DEEP, Impact, figure
+from analysis.load import crawl_note
 
 TOP_SUGGESTIONS = 25
 LIST_LIMIT = 50  # rows per list of pages
@@ -33,6 +34,7 @@ h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.8em;border-bottom:1px soli
 table{border-collapse:collapse;width:100%;font-size:.92em}th,td{text-align:left;padding:.3em .5em;vertical-align:top}
 tr:nth-child(even){background:#f7fafc}th{background:#edf2f7}td.n{text-align:right;white-space:nowrap}
 mark{background:#fefcbf;font-weight:600}.muted{color:#718096}a{color:#2b6cb0;overflow-wrap:anywhere}
+.note{background:#fffbeb;border-left:4px solid #d69e2e;padding:.4em .8em}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:1em}
 figure{margin:0}figcaption{font-weight:600;margin-bottom:.3em}svg.chart{width:100%;height:auto;font-size:11px}
 """
@@ -66,9 +68,12 @@ def header(db: sqlite_utils.Database, impact: Impact) -> str:
     crawl = db.execute("SELECT finished_at FROM crawls ORDER BY id DESC LIMIT 1").fetchone()
     queued = db.execute("SELECT count(*) FROM suggestions").fetchone()[0]
     start = ", ".join(link(url) for url in sorted(impact.graph.start)) or "No start URL"
-    return (f"<h1>Internal links: impact report</h1><p>{start}, crawled {escape(str(crawl[0]) if crawl else 'never')}. "
+    crawled = "never crawled" if crawl is None else f"crawled {escape(crawl[0])}" if crawl[0] else "crawl not finished"
+    note = crawl_note(db)
+    return (f"<h1>Internal links: impact report</h1><p>{start}, {crawled}. "
             f"&ldquo;After&rdquo; adds the {impact.applied} {' and '.join(impact.statuses)} suggestions of the "
-            f"{queued} in the review queue as links in their sources' main content.</p>")
+            f"{queued} in the review queue as links in their sources' main content.</p>"
+            + (f"<p class=note>Note: {escape(note)}</p>" if note else ""))
 
 
 def figures(impact: Impact) -> str:

@@ -29,6 +29,8 @@ def summary(result: Result) -> str:
         lines.insert(1, f"  note: past {KEYWORD_NEIGHBOURS_LIMIT:,} pages, candidates come from neighbours by meaning and at most "
                         f"{MENTIONS_PER_SOURCE} mentions a source (no keyword neighbours): expect a few fewer of the links an editor "
                         "would make (BENCHMARKS.md, Quality)")
+    if result.crawl_note:
+        lines.insert(1, f"  note: {result.crawl_note}")
     if proposal.queue:
         lines.append(f"Top {min(TOP, len(proposal.queue))} suggestions:")
     for item in proposal.queue[:TOP]:

@@ -17,7 +17,7 @@ from PIL import Image
 from analysis.charts import COLOURS
 from analysis.export import SUGGESTIONS
 from chromium import CHROMIUM, Chromium
-from conftest import SCRAPY, CrawlRun
+from conftest import SCRAPY, CrawlRun, run_crawl
 from linkspider.db import open_database
 from test_analysis_end_to_end import ANALYZE, Run, copy_database, run
 
@@ -178,3 +178,29 @@ def test_report_on_a_database_that_was_never_analysed_fails_in_one_line(demo_cra
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.strip() == "error: this database has no review queue yet; run `scrapy analyze DB` on it first"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["crawled.db"]
+
+
+def test_an_analysis_of_a_crawl_that_did_not_finish_says_what_it_misses(demo_url: str, tmp_path: Path) -> None:
+    crawl = run_crawl(demo_url, tmp_path / "capped.db", "-a", "max_pages=15")
+    assert crawl.returncode == 0, crawl.stderr
+    analyze = run(ANALYZE, crawl.db_path, "--no-progress")
+    assert analyze.returncode == 0, analyze.stderr
+    capped = "crawl #1 stopped at max_pages (15 pages): the pages past it are in no suggestion"
+    assert f"  note: {capped}" in analyze.stdout.splitlines()[1]
+    assert f"<p class=note>Note: {capped}" in crawl.db_path.with_suffix(".report.html").read_text(encoding="utf-8")
+    for status, finished_at, said in (
+            ("running", None, "crawl #1 has not finished (it is running, or was stopped before it could close): this "
+                              "analysis sees the 15 pages stored so far"),
+            ("interrupted", "2026-12-02T01:00:00+00:00", "crawl #1 ended early (interrupted, 15 pages)")):
+        with crawl.db.conn:  # as a crawl that is still writing, or that Ctrl-C stopped, leaves its row
+            crawl.db.execute("UPDATE crawls SET status = ?, finished_at = ?, pages = NULL", [status, finished_at])
+        report = run(REPORT, crawl.db_path, "--out", tmp_path / f"{status}.html")
+        assert report.returncode == 0, report.stderr
+        page = (tmp_path / f"{status}.html").read_text(encoding="utf-8")
+        assert ("crawled 2026-12-02T01:00:00+00:00." if finished_at else "crawl not finished.") in page
+        assert f"<p class=note>Note: {said}" in page
+    with crawl.db.conn:
+        crawl.db.execute("UPDATE crawls SET status = 'finished'")
+    assert run(REPORT, crawl.db_path, "--out", tmp_path / "finished.html").returncode == 0
+    page = (tmp_path / "finished.html").read_text(encoding="utf-8")
+    assert "crawled 2026-12-02T01:00:00+00:00." in page and "class=note" not in page
