@@ -133,11 +133,10 @@ def crawl_note(db: sqlite_utils.Database) -> str | None:
     if status == "running":
         return (f"crawl #{crawl_id} has not finished (it is running, or was stopped before it could close): this analysis "
                 f"sees the {pages} pages stored so far, the newest without a click depth; analyse again once it ends")
+    missed = "pages it did not reach are missing, or as an earlier crawl stored them"
     if status == "capped":
-        return (f"crawl #{crawl_id} stopped at max_pages ({pages} pages): the pages past it are in no suggestion, and the "
-                "orphans and click depths are those of the pages it reached; crawl with a higher max_pages to cover the site")
-    return (f"crawl #{crawl_id} ended early ({status}, {pages} pages): pages it did not reach are missing or as an earlier "
-            "crawl left them; run the same `scrapy crawl site` command again to complete it")
+        return f"crawl #{crawl_id} stopped at max_pages ({pages} pages): {missed}; crawl with a higher max_pages to cover the site"
+    return f"crawl #{crawl_id} ended early ({status}, {pages} pages): {missed}; run the same `scrapy crawl site` command again to complete it"
 
 
 def resolver(db: sqlite_utils.Database) -> dict[str, str]:

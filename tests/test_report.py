@@ -185,7 +185,7 @@ def test_an_analysis_of_a_crawl_that_did_not_finish_says_what_it_misses(demo_url
     assert crawl.returncode == 0, crawl.stderr
     analyze = run(ANALYZE, crawl.db_path, "--no-progress")
     assert analyze.returncode == 0, analyze.stderr
-    capped = "crawl #1 stopped at max_pages (15 pages): the pages past it are in no suggestion"
+    capped = "crawl #1 stopped at max_pages (15 pages): pages it did not reach are missing, or as an earlier crawl stored them"
     assert f"  note: {capped}" in analyze.stdout.splitlines()[1]
     assert f"<p class=note>Note: {capped}" in crawl.db_path.with_suffix(".report.html").read_text(encoding="utf-8")
     for status, finished_at, said in (
