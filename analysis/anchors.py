@@ -164,12 +164,25 @@ def anchor_options(text: str, name: str, starts: list[int], ends: list[int], str
     """A pair's anchors (Found.alternatives) as Anchor objects (without their sentence: see with_context), preferred
     first (strength less SHORTER_ANCHOR of the best a word), then the title fallback: the target's name (page_names), shortened.
 
-    Made one at a time: the queue takes the first one still free, which is nearly always the first.
+    Made one at a time: the queue takes the first one still free, which is nearly always the first. A window that
+    starts or ends inside what a reader sees as one word is left out (_splits_a_word).
     """
     for start, end, strength in zip(starts, ends, strengths):
-        if start >= 0:
+        if start >= 0 and not _splits_a_word(text, start, end):
             yield Anchor(text[start:end], "text", round(strength, 4), start)
     yield Anchor(short_title(name), "title", 0.0)
+
+
+_GOES_ON_GLUED = re.compile(r"[^\s\u2013\u2014/.,;:!?()\[\]{}\"'\u2019\u201d\u2026]|[.,;:!?]\w|::\w")
+_STARTED_GLUED = re.compile(r"[^\s\u2013\u2014/()\[\]{}\"'\u2018\u201c]\Z")
+
+
+def _splits_a_word(text: str, start: int, end: int) -> bool:
+    """The span text[start:end] starts or ends inside what a reader sees as one word, where no space parts it from
+    what goes on: "Box" of "Box<T>", "Mongoid" of "Mongoid::Document", "1" of "1,000", "release" of "--release". Words
+    joined by a dot are whole already (phrases.py); a dash, a slash or a bracket parts words ("Objective-C/Swift",
+    "cargo-package(1)")."""
+    return bool(_GOES_ON_GLUED.match(text, end)) or bool(_STARTED_GLUED.search(text, max(0, start - 2), start))
 
 
 def with_context(anchor: Anchor, text: str) -> Anchor:

@@ -1011,6 +1011,17 @@ def test_a_window_that_names_its_own_page_is_no_anchor_for_another() -> None:
     assert text_anchors(3, 4)[0] == "triage group" and "February 2023" not in text_anchors(3, 4)
 
 
+def test_an_anchor_never_starts_or_ends_inside_what_a_reader_sees_as_one_word() -> None:
+    text = ("Use Box<T> for recursion, include Mongoid::Document in models, mix 1,000 grams, build with --release "
+            "profiles, run cargo build, and read cargo-package(1).")
+    phrases = ["Use Box", "include Mongoid", "mix 1", "release profiles", "cargo build", "read cargo-package"]
+    starts = [text.index(phrase) for phrase in phrases]
+    options = anchors.anchor_options(text, "Smart Pointers", starts, [start + len(phrase) for start, phrase in zip(starts, phrases)],
+                                     [1.0] * len(phrases))
+    assert [(anchor.text, anchor.source) for anchor in options] == [  # a space, a bracket or a comma ends a word
+        ("cargo build", "text"), ("read cargo-package", "text"), ("Smart Pointers", "title")]
+
+
 def test_an_anchor_is_never_taken_from_a_code_block() -> None:
     """No link goes inside a code block: its words are no anchor, however well they name the target."""
     texts = ["Set the kettle up first and read its manual twice.\n# pick the brew water\nwater = Tap().filter()\n"
