@@ -102,7 +102,7 @@ class Keywords:
     PAIR_CELLS = 1_000_000  # non-zeros gathered at once by similarity(): 2 x 8 MB, reused (see candidates.PAIRS_AT_ONCE)
     BLOCK_CHARACTERS = 1_000_000  # of texts tokenised at once by the fit (4 MB of code points)
     KEEP_WORDS = 5_000_000  # the texts' words the fit keeps for the anchor search, if no more (13 bytes a word)
-    MENTION_PAGES = 4_096  # sources searched for mentions at once (their candidate names, with shares, at once in memory)
+    MENTION_PAGES = 2_048  # sources searched for mentions at once by each thread (their candidate names, with shares, in memory)
 
     def __init__(self, texts: Iterable[str], titles: Iterable[str] | None = None) -> None:
         """A page's words are its title's (if given) and its text's. texts may be made one at a time (a generator).
@@ -221,8 +221,10 @@ class Keywords:
         probe = sparse.csr_matrix((weights[rarer], (terms_of[rarer], name_of[rarer])), shape=(self.matrix.shape[1], len(names)))
         commoner = _Commoner(np.searchsorted(name_of[~rarer], np.arange(len(names) + 1)), terms_of[~rarer], weights[~rarer])
         self.matrix.sort_indices()  # a row's words in order, so that a block's (page, word) codes come sorted (a no-op here)
-        found = [self._mentions_from(probe, commoner, start, min(start + self.MENTION_PAGES, pages), min_share, owners,
-                                     totals, per_source) for start in range(0, pages, self.MENTION_PAGES)]
+        with ThreadPoolExecutor(THREADS) as pool:  # blocks of sources, THREADS at once (scipy and numpy release the GIL)
+            found = list(pool.map(lambda start: self._mentions_from(probe, commoner, start, min(start + self.MENTION_PAGES, pages),
+                                                                    min_share, owners, totals, per_source),
+                                  range(0, pages, self.MENTION_PAGES)))
         return distinct(np.concatenate([np.zeros(0, dtype=np.int64), *found]))
 
     def _mentions_from(self, probe: sparse.csr_matrix, commoner: _Commoner, start: int, end: int, min_share: float,
