@@ -155,9 +155,9 @@ def tfidf_baseline(corpus: Corpus, per_page: int) -> dict[tuple[int, int], str]:
 
 
 def _top_pairs(corpus: Corpus, similarity: np.ndarray, per_page: int, threshold: float) -> dict[tuple[int, int], str]:
-    pairs = {}
+    pairs, linked = {}, corpus.linked_pairs()
     for source, row in enumerate(similarity):
-        ranked = [t for t in np.argsort(-row) if t != source and (source, t) not in corpus.content_pairs and row[t] >= threshold]
+        ranked = [t for t in np.argsort(-row) if t != source and (source, t) not in linked and row[t] >= threshold]
         for target in ranked[:per_page]:
             pairs[source, int(target)] = corpus.titles[target]
     return pairs

@@ -98,7 +98,7 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     mentioned = among(pairs, mentions)
     related = (similarity >= threshold) | mentioned
     duplicate = related & (similarity > max_similarity)
-    keep = (related & ~duplicate & ~among(pairs, pair_codes(corpus.content_pairs | set(excluded), pages))
+    keep = (related & ~duplicate & ~among(pairs, corpus.content_codes) & ~among(pairs, pair_codes(excluded, pages))
             & ~corpus.listings[sources])
     candidates = Candidates(sources[keep], targets[keep], similarity[keep], keywords.similarity(sources[keep], targets[keep]),
                             among(pairs[keep], corpus.template_codes), mentioned[keep])

@@ -77,9 +77,9 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Sugg
     counts = {"new": new, "done": 0}
     with db.conn:
         db["suggestions"].upsert_all(rows, pk=("source", "target"))
-        index = corpus.index
+        index, linked = corpus.index, corpus.linked_pairs()
         for key, row in existing.items():  # not proposed this time
-            if row["status"] in ("pending", "approved") and (index.get(key[0]), index.get(key[1])) in corpus.content_pairs:
+            if row["status"] in ("pending", "approved") and (index.get(key[0]), index.get(key[1])) in linked:
                 db["suggestions"].update(key, {"status": "done", "last_seen": now})
                 counts["done"] += 1
             elif row["status"] == "pending":

@@ -36,14 +36,10 @@ TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014-]\s+")  # "Post title | Site n
 URL_DATE = re.compile(r"/((?:19|20)\d{2})/(0[1-9]|1[0-2])/(?:(0[1-9]|[12]\d|3[01])/)?")  # /2023/07/13/post.html, /2023/07/post/
 
 
-def pair_array(pairs: Collection[Pair]) -> np.ndarray:
-    """The pairs as an (n, 2) array, in the collection's order, made without Python arithmetic per pair."""
-    return np.fromiter(chain.from_iterable(pairs), dtype=np.int64, count=2 * len(pairs)).reshape(-1, 2)
-
-
 def pair_codes(pairs: Collection[Pair], pages: int) -> np.ndarray:
-    """(source, target) pairs as sorted numbers source * pages + target: what numpy sorts and searches."""
-    ends = pair_array(pairs)
+    """(source, target) pairs as sorted numbers source * pages + target: what numpy sorts and searches (made without
+    Python arithmetic per pair)."""
+    ends = np.fromiter(chain.from_iterable(pairs), dtype=np.int64, count=2 * len(pairs)).reshape(-1, 2)
     return np.sort(ends[:, 0] * pages + ends[:, 1])
 
 
@@ -87,6 +83,49 @@ class InboundAnchors:
 
 
 @dataclass
+class Spans:
+    """(start, end) character spans of each page's text, as arrays: page p's are spans[starts[p]:starts[p + 1]], in
+    the order given. A list of tuples a page would hold ~130 bytes a span (5.4M links at 1M synthetic pages: ~0.7 GB)."""
+
+    starts: np.ndarray  # (pages + 1,) int64
+    spans: np.ndarray  # (spans, 2) int64
+
+    @classmethod
+    def of(cls, pages: int, page: Collection[int], start: Collection[int], end: Collection[int]) -> Spans:
+        """The spans (page[i], start[i], end[i]), by page, each page's in the order given."""
+        page = np.asarray(page, dtype=np.int64)
+        order = np.argsort(page, kind="stable")
+        spans = np.stack([np.asarray(start, dtype=np.int64), np.asarray(end, dtype=np.int64)], axis=1).reshape(-1, 2)[order]
+        return cls(np.searchsorted(page[order], np.arange(pages + 1)), spans)
+
+    @classmethod
+    def empty(cls, pages: int) -> Spans:
+        return cls(np.zeros(pages + 1, dtype=np.int64), np.zeros((0, 2), dtype=np.int64))
+
+    @classmethod
+    def per_page(cls, spans: list[list[tuple[int, int]]]) -> Spans:
+        """From a list of each page's spans."""
+        page = np.repeat(np.arange(len(spans)), [len(own) for own in spans])
+        flat = np.array([span for own in spans for span in own], dtype=np.int64).reshape(-1, 2)
+        return cls.of(len(spans), page, flat[:, 0], flat[:, 1])
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    def __getitem__(self, page: int) -> list[tuple[int, int]]:
+        return [(start, end) for start, end in self.spans[self.starts[page]:self.starts[page + 1]].tolist()]
+
+    def __iter__(self) -> Iterator[list[tuple[int, int]]]:
+        return (self[page] for page in range(len(self)))
+
+    def in_pages(self, pages: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(place of the page among pages, the spans) of every span of these pages, by place."""
+        first, counts = self.starts[pages], self.starts[np.asarray(pages, dtype=np.int64) + 1] - self.starts[pages]
+        place, at = run_items(first, counts)
+        return place, self.spans[at]
+
+
+@dataclass
 class Corpus:
     """The candidate pages (index i everywhere below) and what the analysis needs to know of them."""
 
@@ -97,24 +136,28 @@ class Corpus:
     depths: list[int | None]
     published: list[str | None]
     inbound: list[int]  # content links from other candidate pages
-    content_pairs: set[Pair]  # source already links to target from its main content
+    content_codes: np.ndarray  # pairs whose source already links the target from its main content, as pair_codes
     template_codes: np.ndarray  # pairs linked only from nav, header, footer or sidebars, as pair_codes (a template
     # repeats its links on every page: at 100,000 pages a set of tuples would hold millions of them)
-    link_spans: list[list[tuple[int, int]]]  # per source: (start, end) of its content links in its text
+    link_spans: Spans  # per source: (start, end) of its content links in its text
     orphans: list[dict] = field(default_factory=list)
     listings: np.ndarray | None = None  # per page: it lists other pages, a target only (LISTED_ANCHOR_CHARS); None: none does
     inbound_anchors: InboundAnchors = field(default_factory=InboundAnchors)  # of every content link to a page
     headings: list[str] = field(default_factory=list)  # per page: its main content's headings, one a line (empty: none known)
-    code_spans: list[list[tuple[int, int]]] = field(default_factory=list)  # per page: (start, end) of its code blocks in its text
+    code_spans: Spans | None = None  # per page: (start, end) of its code blocks in its text; None: none
 
     def __post_init__(self) -> None:
         if self.listings is None:
             self.listings = np.zeros(len(self.urls), dtype=bool)
-        if not self.code_spans:
-            self.code_spans = [[] for _ in self.urls]
+        if self.code_spans is None:
+            self.code_spans = Spans.empty(len(self.urls))
 
     def __len__(self) -> int:
         return len(self.urls)
+
+    def linked_pairs(self) -> set[Pair]:
+        """content_codes as a set of (source, target): for small sites and tests (a tuple a link)."""
+        return set(zip(*(part.tolist() for part in np.divmod(self.content_codes, len(self)))))
 
     @property
     def index(self) -> dict[str, int]:
@@ -201,14 +244,16 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
         urls=column["url"], titles=column["title"],
         texts=[text or "" for text in column["main_text"]], hashes=column["content_hash"], depths=column["depth"],
         published=[date or url_date(url) for date, url in zip(column["published"], column["url"])],
-        inbound=[0] * len(rows), content_pairs=set(), template_codes=np.zeros(0, dtype=np.int64), link_spans=[[] for _ in rows],
+        inbound=[0] * len(rows), content_codes=np.zeros(0, dtype=np.int64), template_codes=np.zeros(0, dtype=np.int64),
+        link_spans=Spans.empty(len(rows)),
         listings=np.array([listed > MAX_LINK_DENSITY * len(text or "") for listed, text in zip(column["listed_chars"], column["main_text"])],
                           dtype=bool),
         headings=[text or "" for text in column["headings"]],
-        code_spans=[[tuple(span) for span in json.loads(spans)] if spans else [] for spans in column["code_spans"]],
+        code_spans=Spans.per_page([json.loads(spans) if spans else [] for spans in column["code_spans"]]),
     )
     index = corpus.index
-    template: list[int] = []  # pair codes linked from outside the content (some from it too)
+    template, content = array("q"), array("q")  # pair codes linked from outside the content (some from it too), from it
+    spans = array("q")  # page, start, end of each content link of a candidate page
     linked_from_content: set[int] = set()  # from any live page's content, listings included
     for source, target, region, offset, anchor, external in db.execute(
         "SELECT links.source, links.target, links.region, links.text_offset, links.anchor, links.external FROM links "
@@ -218,7 +263,7 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
             continue
         i = index.get(source)
         if i is not None and region == "content" and offset is not None:
-            corpus.link_spans[i].append((offset, offset + len(anchor or "")))  # no anchor inside any link
+            spans.extend((i, offset, offset + len(anchor or "")))  # no anchor inside any link
         j = None if external else index.get(resolve.get(target, target))
         if j is None or resolve.get(source, source) == corpus.urls[j]:
             continue
@@ -227,14 +272,13 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
             corpus.inbound_anchors.append(j, anchor or "")
         if i is None:
             continue
-        if region == "content":
-            corpus.content_pairs.add((i, j))
-        else:
-            template.append(i * len(rows) + j)
-    template_codes = distinct(np.array(template, dtype=np.int64))
-    corpus.template_codes = template_codes[~among(template_codes, pair_codes(corpus.content_pairs, len(rows)))]
-    counts = Counter(j for _, j in corpus.content_pairs)
-    corpus.inbound = [counts[j] for j in range(len(corpus))]
+        (content if region == "content" else template).append(i * len(rows) + j)
+    corpus.content_codes = distinct(np.frombuffer(content, dtype=np.int64))
+    template_codes = distinct(np.frombuffer(template, dtype=np.int64))
+    corpus.template_codes = template_codes[~among(template_codes, corpus.content_codes)]
+    corpus.inbound = np.bincount(corpus.content_codes % len(rows), minlength=len(rows)).tolist()
+    page, start, end = np.frombuffer(spans, dtype=np.int64).reshape(-1, 3).T
+    corpus.link_spans = Spans.of(len(rows), page, start, end)
     nav_inbound = np.bincount(corpus.template_codes % len(rows), minlength=len(rows)).tolist()
     corpus.orphans = [
         {"url": url, "title": corpus.titles[j], "depth": corpus.depths[j], "sitemap_only": bool(column["sitemap_only"][j]),

@@ -11,7 +11,6 @@ search works on many sources per numpy call; no window crosses from one page int
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 
@@ -117,11 +116,11 @@ def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:
     """Words no anchor may hold: overlapping an existing link or a code block, or inside a sentence that only repeats
     the page's own title. Each such span covers a run of its page's words, found by binary search on keys
     (page, offset) for all the pages' spans at once."""
-    linked, titled = [], []  # (page's place in pages, start, end)
-    for place, page in enumerate(pages):
-        linked += [(place, start, end) for start, end in chain(corpus.link_spans[page], corpus.code_spans[page])]
-        titled += [(place, start, end) for start, end in _title_sentences(corpus.texts[page], corpus.titles[page].strip().lower())]
-    linked, titled = np.array(linked, dtype=np.int64).reshape(-1, 3), np.array(titled, dtype=np.int64).reshape(-1, 3)
+    titled = [(place, start, end) for place, page in enumerate(pages)  # (page's place in pages, start, end)
+              for start, end in _title_sentences(corpus.texts[page], corpus.titles[page].strip().lower())]
+    titled = np.array(titled, dtype=np.int64).reshape(-1, 3)
+    (link_place, links), (code_place, codes) = corpus.link_spans.in_pages(pages), corpus.code_spans.in_pages(pages)
+    linked = np.column_stack([np.concatenate([link_place, code_place]), np.concatenate([links, codes])])
     place = np.repeat(np.arange(len(pages), dtype=np.int64), tokens.counts)
     starts, ends = _keys(place, tokens.starts), _keys(place, tokens.ends)
     first = np.concatenate([np.searchsorted(ends, _keys(linked[:, 0], linked[:, 1]), "right"),  # words ending after the start

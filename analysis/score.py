@@ -37,7 +37,7 @@ import numpy as np
 
 from analysis.anchors import Anchor, AnchorFinder, Found, anchor_options, with_context
 from analysis.candidates import Candidates
-from analysis.load import Corpus, pair_array
+from analysis.load import Corpus
 
 DENSE_WEIGHT = 0.5  # the model reads a page's first 256 tokens, the keyword similarity all of it (BENCHMARKS.md, "Quality")
 LEXICAL_WEIGHT = 1.0
@@ -82,9 +82,9 @@ def direction(corpus: Corpus, sources: np.ndarray, targets: np.ndarray) -> np.nd
     dates = np.array([(date or "")[:10] for date in corpus.published])
     has_date = dates != ""
     _, day = np.unique(dates, return_inverse=True)  # dates sort as text: compared as their ranks, not as strings
-    pairs = pair_array(corpus.content_pairs)
-    linking, linked = day[pairs[:, 0]], day[pairs[:, 1]]
-    dated = has_date[pairs[:, 0]] & has_date[pairs[:, 1]] & (linking != linked)
+    link_source, link_target = np.divmod(corpus.content_codes, len(corpus))
+    linking, linked = day[link_source], day[link_target]
+    dated = has_date[link_source] & has_date[link_target] & (linking != linked)
     lean = 2 * (int((linked[dated] > linking[dated]).sum()) + 1) / (int(dated.sum()) + 2) - 1
     return lean * (has_date[sources] & (day[targets] > day[sources]))
 

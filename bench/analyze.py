@@ -62,6 +62,7 @@ import sys
 import tempfile
 import threading
 import time
+from array import array
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -454,14 +455,14 @@ class SyntheticSite:
         Every page links from its text to 3-8 others (80% in its own cluster), an anchor of 2-4 words at
         the start of a sentence; every page's sidebar links to the ten newest pages (template links).
         """
-        from analysis.load import Corpus, InboundAnchors, pair_codes
+        from analysis.load import Corpus, InboundAnchors, Spans, distinct, pair_codes
 
         rng = self.rng
         members: dict[int, list[int]] = {}
         for page, cluster in enumerate(self.cluster_of.tolist()):
             members.setdefault(cluster, []).append(page)
-        titles, texts, spans = [], [], []
-        content_pairs: set[tuple[int, int]] = set()
+        titles, texts = [], []
+        content_codes, spans = array("q"), array("q")  # source * pages + target; page, start, end: as load_corpus keeps them
         inbound_anchors = InboundAnchors()
         for page in range(self.pages):
             title, title_words = self.title(page)
@@ -469,27 +470,30 @@ class SyntheticSite:
             titles.append(title)
             texts.append(text)
             own = members[int(self.cluster_of[page])]
-            links = []
+            links, linked = [], set()
             for sentence in rng.choice(len(offsets), min(len(offsets), int(rng.integers(3, 9))), replace=False):
                 target = int(rng.choice(own)) if rng.random() < 0.8 else int(rng.integers(self.pages))
-                if target == page or (page, target) in content_pairs:
+                if target == page or target in linked:
                     continue
                 start = offsets[sentence]
                 anchor = " ".join(text[start:start + 80].split()[:int(rng.integers(2, 5))]).rstrip(",.")
-                content_pairs.add((page, target))
+                linked.add(target)
+                content_codes.append(page * self.pages + target)
                 links.append((start, start + len(anchor)))
                 inbound_anchors.append(target, anchor)
-            spans.append(sorted(links))
+            for start, end in sorted(links):
+                spans.extend((page, start, end))
+        content = distinct(np.frombuffer(content_codes, dtype=np.int64))
         newest = list(range(min(10, self.pages)))  # pages are numbered newest first
-        template_codes = pair_codes([(page, target) for page in range(self.pages) for target in newest
-                                     if target != page and (page, target) not in content_pairs], self.pages)
-        inbound = np.bincount([target for _, target in content_pairs], minlength=self.pages).tolist()
+        template_codes = pair_codes([(page, target) for page in range(self.pages) for target in newest if target != page], self.pages)
+        template_codes = template_codes[~np.isin(template_codes, content)]
+        inbound = np.bincount(content % self.pages, minlength=self.pages).tolist()
         day = np.datetime64("2024-06-01") - (np.arange(self.pages) * 3650 // max(self.pages, 1)).astype("timedelta64[D]")
         return Corpus(
             urls=[f"https://synthetic.example/posts/{page:06d}/" for page in range(self.pages)],
             titles=titles, texts=texts, hashes=[f"{page:040x}" for page in range(self.pages)],
             depths=rng.integers(1, 6, self.pages).tolist(), published=[str(d) for d in day], inbound=inbound,
-            content_pairs=content_pairs, template_codes=template_codes, link_spans=spans, inbound_anchors=inbound_anchors,
+            content_codes=content, template_codes=template_codes, link_spans=Spans.of(self.pages, *np.frombuffer(spans, dtype=np.int64).reshape(-1, 3).T), inbound_anchors=inbound_anchors,
         )
 
 
@@ -682,7 +686,7 @@ def run_stages(args: argparse.Namespace) -> None:
         "total_s": round(total, 2), "peak_rss_mb": round(peak, 1),
         "index": "flat (exact)" if args.pages <= EXACT_LIMIT else "IVF-Flat",
         "profile": corpus_profile(corpus, instrumented), "vocabulary": len(keywords.vocabulary), "tfidf_nonzeros": int(keywords.matrix.nnz),
-        "content_links": len(corpus.content_pairs), "template_links": len(corpus.template_codes),
+        "content_links": len(corpus.content_codes), "template_links": len(corpus.template_codes),
         "mentions": len(seen["every_source"][1]), "candidates": len(seen["candidates"][0]), "cannibalised": len(proposal.cannibalised),
         "queue": len(proposal.queue), "hubs": len(proposal.hubs), "threshold": proposal.threshold,
         "max_per_target": proposal.max_per_target, "sources": seen["sources"], "source_share": args.source_share,

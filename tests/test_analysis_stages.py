@@ -28,7 +28,7 @@ from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, 
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
 from analysis.phrases import MIN_WORDS, phrases_of
-from analysis.load import LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, among, distinct, load_corpus, pair_codes
+from analysis.load import LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes
 from analysis.score import Suggestion, rank
 from analysis.words import PHRASE_JOINERS, WORD, Vocabulary, is_stop_word, terms
 from conftest import ROOT
@@ -153,8 +153,8 @@ def plain_corpus(texts: list[str], titles: list[str], **fields: object) -> Corpu
     """A corpus made in memory of these pages, with no crawl: depth 1, undated, unlinked, unless fields say otherwise."""
     pages = len(texts)
     plain = dict(urls=[f"http://s/{i}" for i in range(pages)], hashes=["h"] * pages, depths=[1] * pages, published=[None] * pages,
-                 inbound=[0] * pages, content_pairs=set(), template_codes=np.zeros(0, dtype=np.int64),
-                 link_spans=[[] for _ in range(pages)])
+                 inbound=[0] * pages, content_codes=np.zeros(0, dtype=np.int64), template_codes=np.zeros(0, dtype=np.int64),
+                 link_spans=Spans.empty(pages))
     return Corpus(texts=texts, titles=titles, **{**plain, **fields})
 
 
@@ -226,7 +226,7 @@ def test_listing_pages_are_left_out_by_link_density(site: Site, share: float, lo
 def test_links_resolve_through_redirects_and_canonicals(site: Site) -> None:
     mixed_site(site)
     corpus = site.corpus()
-    assert pairs_of(corpus, corpus.content_pairs) == {
+    assert pairs_of(corpus, corpus.linked_pairs()) == {
         (url("/a/"), url("/b/")),  # through /old-b/ (301)
         (url("/a/"), url("/c/")),  # through /c/print/ (canonical)
         (url("/b/"), url("/c/")),
@@ -240,7 +240,7 @@ def test_pairs_linked_only_from_the_template_are_template_pairs(site: Site) -> N
     corpus = site.corpus()
     template = set(zip((corpus.template_codes // len(corpus)).tolist(), (corpus.template_codes % len(corpus)).tolist()))
     assert pairs_of(corpus, template) == {(url("/a/"), url("/e/")), (url("/b/"), url("/a/"))}
-    assert not template & corpus.content_pairs
+    assert not template & corpus.linked_pairs()
 
 
 def test_content_link_spans_are_recorded_per_source(site: Site) -> None:
@@ -257,11 +257,11 @@ def test_hidden_pairs_are_treated_as_unlinked(site: Site) -> None:
     mixed_site(site)
     anchor, offset = prose("french-press-guide").links[1][1:]
     corpus = site.corpus(hidden={(url("/a/"), url("/old-b/"))})  # (source, target as linked)
-    assert (url("/a/"), url("/b/")) not in pairs_of(corpus, corpus.content_pairs)
+    assert (url("/a/"), url("/b/")) not in pairs_of(corpus, corpus.linked_pairs())
     assert (offset, offset + len(anchor)) not in corpus.link_spans[0]  # the text stays, as after removing the link
     assert corpus.inbound[1] == 0
     assert url("/b/") in {orphan["url"] for orphan in corpus.orphans}
-    assert pairs_of(corpus, corpus.content_pairs) == {(url("/a/"), url("/c/")), (url("/b/"), url("/c/")), (url("/c/"), url("/a/"))}
+    assert pairs_of(corpus, corpus.linked_pairs()) == {(url("/a/"), url("/c/")), (url("/b/"), url("/c/")), (url("/c/"), url("/a/"))}
 
 
 def test_orphans_are_pages_without_an_inbound_content_link(site: Site) -> None:
@@ -475,7 +475,7 @@ def ranked_site(tmp_path: Path) -> tuple[Corpus, Keywords]:
 
 
 def every_pair(corpus: Corpus, keywords: Keywords, similarity: float = 0.6) -> list[Candidate]:
-    pairs = [(s, t) for s in range(len(corpus)) for t in range(len(corpus)) if s != t and (s, t) not in corpus.content_pairs]
+    pairs = [(s, t) for s in range(len(corpus)) for t in range(len(corpus)) if s != t and (s, t) not in corpus.linked_pairs()]
     lexical = keywords.similarity(np.array([s for s, _ in pairs]), np.array([t for _, t in pairs]))
     return [Candidate(source=s, target=t, similarity=similarity, lexical=float(words), template_linked=False)
             for (s, t), words in zip(pairs, lexical)]
@@ -820,11 +820,11 @@ def test_a_crawl_made_before_headings_and_code_blocks_were_kept_loads_without_th
     site.page("/a/", "Alpha", "Alpha text about widgets and more.", headings="Alpha\nWidgets in Depth Today", code_spans="[[6, 10]]")
     site.page("/b/", "Beta", "Beta text about gadgets and more.")
     corpus = site.corpus(min_words=1)
-    assert (corpus.headings, corpus.code_spans) == (["Alpha\nWidgets in Depth Today", ""], [[(6, 10)], []])
+    assert (corpus.headings, list(corpus.code_spans)) == (["Alpha\nWidgets in Depth Today", ""], [[(6, 10)], []])
     site.db.execute("ALTER TABLE pages DROP COLUMN headings")  # as an older linkspider wrote it
     site.db.execute("ALTER TABLE pages DROP COLUMN code_spans")
     corpus = site.corpus(min_words=1)
-    assert (corpus.headings, corpus.code_spans) == (["", ""], [[], []])
+    assert (corpus.headings, list(corpus.code_spans)) == (["", ""], [[], []])
 
 
 def test_a_series_label_that_starts_three_titles_is_left_out_of_the_name() -> None:
@@ -1032,7 +1032,7 @@ def test_an_anchor_is_never_taken_from_a_code_block() -> None:
     code = (texts[0].index("# pick"), texts[0].index("\nThen"))
     keywords = Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)])
     def text_anchors(code_spans: list[list[tuple[int, int]]]) -> list[str]:
-        finder = AnchorFinder(plain_corpus(texts, titles, code_spans=code_spans), keywords)
+        finder = AnchorFinder(plain_corpus(texts, titles, code_spans=Spans.per_page(code_spans)), keywords)
         return [anchor.text for anchor in finder.anchors(0, 1) if anchor.source == "text"]
     assert text_anchors([[] for _ in texts]) == ["brew water"]  # from the code, were it prose
     assert text_anchors([[code]] + [[] for _ in texts[1:]]) == []
@@ -1144,7 +1144,7 @@ def test_blocked_words_are_those_overlapping_a_link_or_inside_a_sentence_repeati
     texts = [" ".join(rng.choice(["alpha", "beta", "gamma.", "\nDelta Echo\n", "x"], int(rng.integers(0, 30)))) for _ in range(40)]
     titles = ["Delta Echo" if i % 3 == 0 else f"title {i}" for i in range(40)]
     spans = [[(int(a), int(a + rng.integers(-3, 20))) for a in rng.integers(-5, len(text) + 5, int(rng.integers(0, 4)))] for text in texts]
-    corpus = plain_corpus(texts, titles, link_spans=spans)
+    corpus = plain_corpus(texts, titles, link_spans=Spans.per_page(spans))
     pages = [int(page) for page in rng.permutation(40)]
     tokens = Vocabulary().tokenize([texts[page] for page in pages])
     expected = []
@@ -1205,7 +1205,7 @@ def test_dates_come_from_blog_style_urls_when_the_page_declares_none() -> None:
 
 def test_direction_follows_the_sites_own_links_in_time() -> None:
     def corpus(dates: list[str], links: set[tuple[int, int]]) -> Corpus:
-        return plain_corpus([""] * len(dates), ["t"] * len(dates), published=dates, content_pairs=links)
+        return plain_corpus([""] * len(dates), ["t"] * len(dates), published=dates, content_codes=pair_codes(links, len(dates)))
     dates = ["2020-01-01", "2021-01-01", "2022-01-01", "2023-01-01", None]
     sources, targets = np.array([0, 3, 0, 4]), np.array([3, 0, 4, 0])  # forward, backward, undated, undated
     backward = score.direction(corpus(dates, {(1, 0), (2, 0), (2, 1), (3, 2)}), sources, targets)
