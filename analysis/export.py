@@ -12,6 +12,7 @@ import csv
 from collections.abc import Iterable
 from pathlib import Path
 
+import numpy as np
 import sqlite_utils
 
 from analysis.load import Corpus
@@ -77,9 +78,11 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Sugg
     counts = {"new": new, "done": 0}
     with db.conn:
         db["suggestions"].upsert_all(rows, pk=("source", "target"))
-        index, linked = corpus.index, corpus.linked_pairs()
-        for key, row in existing.items():  # not proposed this time
-            if row["status"] in ("pending", "approved") and (index.get(key[0]), index.get(key[1])) in linked:
+        index = corpus.index
+        ends = np.array([(index.get(source, -1), index.get(target, -1)) for source, target in existing], dtype=np.int64).reshape(-1, 2)
+        linked = corpus.linked(ends[:, 0], ends[:, 1]) & (ends >= 0).all(axis=1)  # pages gone since are linked from no page
+        for (key, row), done in zip(existing.items(), linked.tolist()):  # not proposed this time
+            if row["status"] in ("pending", "approved") and done:
                 db["suggestions"].update(key, {"status": "done", "last_seen": now})
                 counts["done"] += 1
             elif row["status"] == "pending":

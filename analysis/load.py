@@ -120,8 +120,9 @@ class Spans:
 
     def in_pages(self, pages: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """(place of the page among pages, the spans) of every span of these pages, by place."""
-        first, counts = self.starts[pages], self.starts[np.asarray(pages, dtype=np.int64) + 1] - self.starts[pages]
-        place, at = run_items(first, counts)
+        pages = np.asarray(pages, dtype=np.int64)
+        first = self.starts[pages]
+        place, at = run_items(first, self.starts[pages + 1] - first)
         return place, self.spans[at]
 
 
@@ -154,6 +155,10 @@ class Corpus:
 
     def __len__(self) -> int:
         return len(self.urls)
+
+    def linked(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """Which (sources[i], targets[i]) pairs are linked from the source's main content."""
+        return among(sources * len(self) + targets, self.content_codes)
 
     def linked_pairs(self) -> set[Pair]:
         """content_codes as a set of (source, target): for small sites and tests (a tuple a link)."""
