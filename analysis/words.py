@@ -58,15 +58,15 @@ def terms(text: str) -> list[str]:
 class Tokens:
     """The words of some texts end to end as arrays: term id (STOP for stop words), character span in its
     own text, and whether the characters between a word and the next may stand inside a phrase
-    (PHRASE_JOINERS; never across texts), and whether that is a dot: then the two are one word to a reader
-    ("1.32.0", "crates.io", "Node.js"), which no anchor splits. A slash is not: it parts alternatives as often
-    ("Objective-C/Swift", "and/or")."""
+    (PHRASE_JOINERS; never across texts), and whether that is a dot, or a colon between digits: then the two are
+    one word to a reader ("1.32.0", "crates.io", "Node.js", "1:16", "10:30"), which no anchor splits. A slash is
+    not: it parts alternatives as often ("Objective-C/Swift", "and/or")."""
 
     ids: np.ndarray  # int32, one per word
     starts: np.ndarray  # int32
     ends: np.ndarray  # int32
     joined: np.ndarray  # bool: to the next word
-    dotted: np.ndarray  # bool: joined to the next word by a dot
+    dotted: np.ndarray  # bool: joined to the next word by a dot (or a colon between digits)
     counts: np.ndarray  # words per text
 
     def select(self, texts: np.ndarray | list[int]) -> Tokens:
@@ -145,8 +145,10 @@ class Vocabulary:
         starts, ends = edges[0::2], edges[1::2]
         text_starts = np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
         text_of = np.searchsorted(text_starts, starts, "right") - 1
-        joined = (starts[1:] - ends[:-1] == 1) & _among(codes[ends[:-1]], PHRASE_JOINERS)
-        dotted = joined & (codes[ends[:-1]] == ord("."))
+        between, next_to = codes[ends[:-1]], starts[1:] - ends[:-1] == 1
+        ratio = next_to & (between == ord(":")) & _is_digit(codes[ends[:-1] - 1]) & _is_digit(codes[starts[1:]])  # "1:16"
+        joined = next_to & _among(between, PHRASE_JOINERS) | ratio
+        dotted = joined & (between == ord(".")) | ratio
         keys = _pack(codes, starts, ends)
         ids, unknown = self._known(keys, np.arange(len(keys)))
         tokens = Tokens(ids=ids, starts=(starts - text_starts[text_of]).astype(np.int32),
@@ -202,6 +204,10 @@ def _pack(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray
         keys |= value.astype(np.uint64) << np.uint64(6 * place)
     keys[~packable] = 0
     return keys
+
+
+def _is_digit(codes: np.ndarray) -> np.ndarray:
+    return (codes >= ord("0")) & (codes <= ord("9"))
 
 
 def _among(codes: np.ndarray, characters: str) -> np.ndarray:

@@ -1051,6 +1051,11 @@ def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:
     assert windows == {"Rust 1.32.0": 2, "1.32.0 from crates.io": 3, "crates.io or the Swift": 4,
                        "crates.io or the Swift/Kotlin": 5, "Swift/Kotlin": 2, "Swift/Kotlin mirror": 3, "Swift/Kotlin mirror today": 4,
                        "Kotlin mirror": 2, "Kotlin mirror today": 3, "mirror today": 2}  # "Get" is a stop word
+    text = "Brew a 1:16 ratio."
+    ratio = phrases_of(plain_corpus([text], ["Brewing"]), Keywords([text]), [0])
+    first, size = np.nonzero(ratio.valid)  # "1:16" is one word too, as a time "10:30" is: never "16 ratio"
+    assert {text[ratio.starts[start]:ratio.ends[start + size + MIN_WORDS - 1]] for start, size in zip(first, size)} == {
+        "Brew a 1:16", "Brew a 1:16 ratio", "1:16 ratio"}
 
 
 def test_a_dotted_word_names_a_target_only_if_the_target_holds_all_of_it() -> None:
@@ -1075,7 +1080,7 @@ def test_a_dotted_word_names_a_target_only_if_the_target_holds_all_of_it() -> No
 def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -> None:
     """tokenize classifies code points with numpy instead of running the regex for the spans: the same words anywhere."""
     rng = np.random.default_rng(7)
-    alphabet = list("ab Z09_'\u2019--../ ,!?\n\t") + ["\u00e9", "\u00df", "\u4e2d", "\u0663", "\U0001f600", "\u00a0", "\u2013"]
+    alphabet = list("ab Z09_'\u2019--../ ,!?:\n\t") + ["\u00e9", "\u00df", "\u4e2d", "\u0663", "\U0001f600", "\u00a0", "\u2013"]
     texts = ["", "don't well-known a--b x'-y 'quoted' -dash- Rust 1.51 CI/CD", "\u00e9t\u00e9-\u00e0 na\u00efve\u2019s"]
     texts += ["".join(rng.choice(alphabet, int(rng.integers(0, 60)))) for _ in range(300)]
     vocabulary = Vocabulary()
@@ -1088,8 +1093,11 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
         assert [vocabulary.terms[i] if i >= 0 else None for i in tokens.ids[at:at + count].tolist()] == \
             [None if is_stop_word(text[start:end]) else terms(text[start:end])[0] for start, end in spans]
         gaps = [text[end:start] for (_, end), (start, _) in zip(spans, spans[1:])]
-        assert tokens.joined[at:at + count].tolist() == [gap in PHRASE_JOINERS and len(gap) == 1 for gap in gaps] + [False] * bool(count)
-        assert tokens.dotted[at:at + count].tolist() == [gap == "." for gap in gaps] + [False] * bool(count)
+        ratios = [gap == ":" and text[end - 1] in "0123456789" and text[start] in "0123456789"  # "1:16", "10:30"
+                  for (_, end), (start, _), gap in zip(spans, spans[1:], gaps)]
+        assert tokens.joined[at:at + count].tolist() == [
+            (gap in PHRASE_JOINERS and len(gap) == 1) or ratio for gap, ratio in zip(gaps, ratios)] + [False] * bool(count)
+        assert tokens.dotted[at:at + count].tolist() == [gap == "." or ratio for gap, ratio in zip(gaps, ratios)] + [False] * bool(count)
         at += count
 
 
