@@ -77,7 +77,7 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Sugg
         })
     counts = {"new": new, "done": 0}
     with db.conn:
-        _upsert(db, "suggestions", rows, ("source", "target"))
+        insert_rows(db, "suggestions", rows, ("source", "target"))
         index = corpus.index
         ends = np.array([(index.get(source, -1), index.get(target, -1)) for source, target in existing], dtype=np.int64).reshape(-1, 2)
         linked = corpus.linked(ends[:, 0], ends[:, 1]) & (ends >= 0).all(axis=1)  # pages gone since are linked from no page
@@ -128,17 +128,18 @@ def save_hubs(db: sqlite_utils.Database, corpus: Corpus, hubs: dict[int, int], c
     replace_table(db, "hubs", rows, {"target": str, "title": str, "wanted": int, "kept": int})
 
 
-def _upsert(db: sqlite_utils.Database, table: str, rows: list[dict], key: tuple[str, ...]) -> None:
-    """Insert the rows (dicts with the same keys, of column names written here), or where a row's key exists update
-    its columns, in one executemany. sqlite-utils' upsert_all builds a query in Python for every hundred rows: 8.1 s
-    for the 120,000 suggestions of 30,000 synthetic pages (BENCHMARKS.md, "Analysis")."""
+def insert_rows(db: sqlite_utils.Database, table: str, rows: list[dict], key: tuple[str, ...] = ()) -> None:
+    """Insert the rows (dicts with the same keys, column names written here) in one executemany; with key, a row whose
+    key exists updates that row's columns instead. sqlite-utils' insert_all and upsert_all build a query in Python for
+    every hundred rows: 8.1 s for the 120,000 suggestions of 30,000 synthetic pages (BENCHMARKS.md, "Analysis")."""
     if not rows:
         return
     columns = list(rows[0])
-    updates = ", ".join(f"[{column}] = excluded.[{column}]" for column in columns if column not in key)
-    db.conn.executemany(f"INSERT INTO [{table}] ({', '.join(f'[{column}]' for column in columns)}) "
-                        f"VALUES ({', '.join('?' * len(columns))}) ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}",
-                        [tuple(row.values()) for row in rows])
+    sql = f"INSERT INTO [{table}] ({', '.join(f'[{column}]' for column in columns)}) VALUES ({', '.join('?' * len(columns))})"
+    if key:
+        sql += f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET " + ", ".join(
+            f"[{column}] = excluded.[{column}]" for column in columns if column not in key)
+    db.conn.executemany(sql, [tuple(row[column] for column in columns) for row in rows])
 
 
 def replace_table(db: sqlite_utils.Database, name: str, rows: list[dict], columns: dict) -> None:
@@ -146,4 +147,4 @@ def replace_table(db: sqlite_utils.Database, name: str, rows: list[dict], column
     with db.conn:
         db[name].drop(ignore=True)
         db[name].create(columns)
-        db[name].insert_all(rows)
+        insert_rows(db, name, rows)
