@@ -75,19 +75,20 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Sugg
             "status": previous["status"] if previous else "pending",
             "first_seen": previous["first_seen"] if previous else now, "last_seen": now,
         })
-    counts = {"new": new, "done": 0}
     with db.conn:
         insert_rows(db, "suggestions", rows, ("source", "target"))
         index = corpus.index
         ends = np.array([(index.get(source, -1), index.get(target, -1)) for source, target in existing], dtype=np.int64).reshape(-1, 2)
         linked = corpus.linked(ends[:, 0], ends[:, 1]) & (ends >= 0).all(axis=1)  # pages gone since are linked from no page
-        for (key, row), done in zip(existing.items(), linked.tolist()):  # not proposed this time
-            if row["status"] in ("pending", "approved") and done:
-                db["suggestions"].update(key, {"status": "done", "last_seen": now})
-                counts["done"] += 1
+        done, dropped = [], []  # of those not proposed this time: now linked; pending, so no longer wanted
+        for (key, row), now_linked in zip(existing.items(), linked.tolist()):
+            if row["status"] in ("pending", "approved") and now_linked:
+                done.append((now, *key))
             elif row["status"] == "pending":
-                db["suggestions"].delete(key)
-    return counts
+                dropped.append(key)
+        db.conn.executemany("UPDATE suggestions SET status = 'done', last_seen = ? WHERE source = ? AND target = ?", done)
+        db.conn.executemany("DELETE FROM suggestions WHERE source = ? AND target = ?", dropped)
+    return {"new": new, "done": len(done)}
 
 
 def export_csv(db: sqlite_utils.Database, path: Path) -> int:
