@@ -115,6 +115,7 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
             cap -= 1
     else:
         (rows, hubs), cap = ranked.select(max_per_page, max_per_target), max_per_target
+    del ranked._by_source  # select's, not needed for the anchors: the queue's objects are made next, at rank's peak
     with _garbage_collector_paused():
         return _with_contexts(corpus, ranked.suggestions(rows)), hubs, cap
 
