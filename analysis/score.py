@@ -32,7 +32,7 @@ import gc
 import heapq
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 
 import numpy as np
@@ -98,13 +98,7 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
     With no max_per_target, the cap is the largest that keeps every target within MAX_TARGET_SHARE
     of the queue, but not below MIN_CAP: on a small site 2% of the queue is less than one suggestion.
     """
-    found = finder.search_all(candidates.source, candidates.target)
-    scores = (DENSE_WEIGHT * candidates.similarity.astype(np.float64) + LEXICAL_WEIGHT * candidates.lexical
-              + ANCHOR_WEIGHT * found.best + NAME_SAID_WEIGHT * found.name_said
-              + NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
-              + DIRECTION_WEIGHT * direction(corpus, candidates.source, candidates.target))
-    order = np.lexsort((candidates.target, candidates.source, -scores))
-    ranked = Ranked(corpus, candidates, found, finder.names, scores, order)
+    ranked = _scored(corpus, candidates, finder)
     if max_per_target is None:
         per_source = np.bincount(candidates.source, minlength=len(corpus)) if len(candidates) else np.zeros(0, dtype=np.int64)
         cap = max(MIN_CAP, int(MAX_TARGET_SHARE * int(np.minimum(per_source, max_per_page).sum())))
@@ -115,9 +109,20 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
             cap -= 1
     else:
         (rows, hubs), cap = ranked.select(max_per_page, max_per_target), max_per_target
-    del ranked._by_source  # select's, not needed for the anchors: the queue's objects are made next, at rank's peak
+    queue = ranked.keeping(rows)  # and the other candidates' anchors and scores are freed: the queue's objects come next, at rank's peak
+    del ranked
     with _garbage_collector_paused():
-        return _with_contexts(corpus, ranked.suggestions(rows)), hubs, cap
+        return _with_contexts(corpus, queue.suggestions(queue.order)), hubs, cap
+
+
+def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder) -> Ranked:
+    """Every candidate with its anchors and score (see the module docstring), in queue order."""
+    found = finder.search_all(candidates.source, candidates.target)
+    scores = (DENSE_WEIGHT * candidates.similarity.astype(np.float64) + LEXICAL_WEIGHT * candidates.lexical
+              + ANCHOR_WEIGHT * found.best + NAME_SAID_WEIGHT * found.name_said
+              + NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
+              + DIRECTION_WEIGHT * direction(corpus, candidates.source, candidates.target))
+    return Ranked(corpus, candidates, found, finder.names, scores, np.lexsort((candidates.target, candidates.source, -scores)))
 
 
 @contextmanager
@@ -188,6 +193,15 @@ class Ranked:
         while waiting:
             walk(*heapq.heappop(waiting))
         return order[np.array(queued, dtype=np.int64)], {target: count for target, count in wanted.items() if count > max_per_target}
+
+    def keeping(self, rows: np.ndarray) -> Ranked:
+        """These rows alone (the queue), whose order is theirs: what suggestions() reads of them, without the other
+        candidates' anchors and scores (~250 MB at 100,000 synthetic pages)."""
+        kept = np.sort(rows)
+        found, candidates = self.found, self.candidates
+        return Ranked(self.corpus, Candidates(*(getattr(candidates, column.name)[kept] for column in fields(candidates))),
+                      Found(found.starts[kept], found.ends[kept], found.strengths[kept], found.best[kept], found.name_said[kept]),
+                      self.names, self.scores[kept], np.searchsorted(kept, rows))
 
     @cached_property
     def _by_source(self) -> tuple[np.ndarray, np.ndarray]:
