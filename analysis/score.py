@@ -166,8 +166,9 @@ class Ranked:
         rows at 100,000 synthetic pages, for a queue of 400,000). Counts are plain dicts read with get(): a Counter
         answers a missing key through a Python method."""
         grouped, starts = self._by_source
-        order, sources, targets = self.order, self.candidates.source[self.order], self.candidates.target[self.order]
-        first = np.sort(grouped[run_items(starts[:-1], np.minimum(np.diff(starts), max_per_page))[1]])
+        order, targets = self.order, self.candidates.target
+        first = np.sort(grouped[run_items(starts[:-1], np.minimum(np.diff(starts), max_per_page))[1]])  # positions
+        first_rows = order[first]
         per_target: dict[int, int] = {}
         wanted: dict[int, int] = {}
         next_place: dict[int, int] = {}  # of each source that had a row refused: the place of its next row to walk
@@ -181,12 +182,12 @@ class Ranked:
                 next_place[source] = at + 1
                 if starts[source] + at < starts[source + 1]:
                     later = int(grouped[starts[source] + at])
-                    heapq.heappush(waiting, (later, source, int(targets[later])))
+                    heapq.heappush(waiting, (later, source, int(targets[order[later]])))
                 return
             queued.append(position)
             per_target[target] = per_target.get(target, 0) + 1
 
-        for position, source, target in zip(first.tolist(), sources[first].tolist(), targets[first].tolist()):
+        for position, source, target in zip(first.tolist(), self.candidates.source[first_rows].tolist(), targets[first_rows].tolist()):
             while waiting and waiting[0][0] < position:
                 walk(*heapq.heappop(waiting))
             walk(position, source, target)

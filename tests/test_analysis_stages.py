@@ -756,7 +756,7 @@ def test_a_name_is_written_in_a_text_exactly_where_its_pattern_says_so() -> None
         assert name.written_in(text, anchors._runs(text)) == expected, (name, text)
         said += expected
         refused += name.runs not in anchors._runs(text)
-    assert 100 < said < 2900 and refused > 100  # both answers are common, and the first test gives most refusals
+    assert 100 < said < 2900 and refused > (3000 - said) / 2  # both answers are common; the first test gives most refusals
 
 
 def names_asked(corpus: Corpus, finder: AnchorFinder, sources: list[int], target: int) -> list[list[str]]:
