@@ -455,7 +455,7 @@ class SyntheticSite:
         Every page links from its text to 3-8 others (80% in its own cluster), an anchor of 2-4 words at
         the start of a sentence; every page's sidebar links to the ten newest pages (template links).
         """
-        from analysis.load import Corpus, InboundAnchors, Spans, distinct, pair_codes
+        from analysis.load import Corpus, InboundAnchors, Spans, among, distinct, pair_codes
 
         rng = self.rng
         members: dict[int, list[int]] = {}
@@ -486,14 +486,15 @@ class SyntheticSite:
         content = distinct(np.frombuffer(content_codes, dtype=np.int64))
         newest = list(range(min(10, self.pages)))  # pages are numbered newest first
         template_codes = pair_codes([(page, target) for page in range(self.pages) for target in newest if target != page], self.pages)
-        template_codes = template_codes[~np.isin(template_codes, content)]
+        template_codes = template_codes[~among(template_codes, content)]  # as load_corpus keeps them
         inbound = np.bincount(content % self.pages, minlength=self.pages).tolist()
         day = np.datetime64("2024-06-01") - (np.arange(self.pages) * 3650 // max(self.pages, 1)).astype("timedelta64[D]")
         return Corpus(
             urls=[f"https://synthetic.example/posts/{page:06d}/" for page in range(self.pages)],
             titles=titles, texts=texts, hashes=[f"{page:040x}" for page in range(self.pages)],
             depths=rng.integers(1, 6, self.pages).tolist(), published=[str(d) for d in day], inbound=inbound,
-            content_codes=content, template_codes=template_codes, link_spans=Spans.of(self.pages, *np.frombuffer(spans, dtype=np.int64).reshape(-1, 3).T), inbound_anchors=inbound_anchors,
+            content_codes=content, template_codes=template_codes, inbound_anchors=inbound_anchors,
+            link_spans=Spans.of(self.pages, *np.frombuffer(spans, dtype=np.int64).reshape(-1, 3).T),
         )
 
 
