@@ -424,11 +424,15 @@ _GOES_BACK = re.compile(r"\w[.'\u2019-]?$")  # before it: the first word started
 
 
 _RUN = re.compile(r"\w+")  # a run of word characters: a name written out in a text brings its runs, in order
+_ASCII_RUNS = bytes(code if code < 128 and _RUN.match(chr(code)) else ord(" ") for code in range(256))  # for bytes.translate
 
 
 def _runs(text: str) -> str:
     """The text's runs of word characters, one space between them and one at each end: a text that writes a name out
-    holds the name's _runs."""
+    holds the name's _runs. An ASCII text's other characters are made spaces at once (bytes.translate), and split
+    away: 3x faster than the regex, which takes 9 s for the 100,000 synthetic pages (BENCHMARKS.md, "Analysis")."""
+    if text.isascii():
+        return f" {b' '.join(text.encode('ascii').translate(_ASCII_RUNS).split()).decode('ascii')} "
     return f" {' '.join(_RUN.findall(text))} "
 
 

@@ -754,6 +754,7 @@ def test_a_name_is_written_in_a_text_exactly_where_its_pattern_says_so() -> None
         name = anchors._Name.of(" ".join(str(word) for word in rng.choice(vocabulary, int(rng.integers(1, 4)))))
         expected = anchors._says(name.pattern, text)
         assert name.written_in(text, anchors._runs(text)) == expected, (name, text)
+        assert anchors._runs(text + "\u2019") == anchors._runs(text)  # the regex, for any text, and the ASCII path agree
         said += expected
         refused += name.runs not in anchors._runs(text)
     assert 100 < said < 2900 and refused > (3000 - said) / 2  # both answers are common; the first test gives most refusals
