@@ -32,7 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 from itertools import chain
 
@@ -154,6 +154,19 @@ class Found:
         return cls(np.full((pairs, ALTERNATIVES), -1, dtype=np.int32), np.full((pairs, ALTERNATIVES), -1, dtype=np.int32),
                    np.zeros((pairs, ALTERNATIVES), dtype=np.float32), np.zeros(pairs, dtype=np.float32), np.zeros(pairs, dtype=bool))
 
+    @classmethod
+    def joined(cls, parts: list[Found]) -> Found:
+        """The parts' pairs end to end."""
+        return cls(*(np.concatenate([getattr(part, field.name) for part in [cls.empty(0), *parts]]) for field in fields(cls)))
+
+    def __getitem__(self, rows: np.ndarray) -> Found:
+        """These rows' anchors."""
+        return Found(*(getattr(self, field.name)[rows] for field in fields(self)))
+
+    def __setitem__(self, rows: np.ndarray, part: Found) -> None:
+        for field in fields(self):
+            getattr(self, field.name)[rows] = getattr(part, field.name)
+
     def alternatives(self, rows: np.ndarray) -> Iterator[tuple[list[int], list[int], list[float]]]:
         """(starts, ends, strengths) of these rows' text anchors, as lists read from the arrays at once."""
         return zip(self.starts[rows].tolist(), self.ends[rows].tolist(), self.strengths[rows].tolist())
@@ -203,6 +216,7 @@ class AnchorFinder:
         self.said_names = page_names_of([(page, name) for page, name in enumerate(self.names) if len(_words(name)) >= NAME_SAID_WORDS],
                                         len(corpus), keywords)
         self.headings = cited_headings(corpus, keywords)
+        self._names_made: dict[str, _Name] = {}  # of the names asked so far: each made once, whichever block asks it
 
     def anchors(self, source: int, target: int) -> list[Anchor]:
         """The best text anchors for one pair with their sentences, strongest first, then the title fallback."""
@@ -212,20 +226,28 @@ class AnchorFinder:
         return [with_context(anchor, text) for anchor in anchor_options(text, self.names[target], starts, ends, strengths)]
 
     def search_all(self, sources: np.ndarray, targets: np.ndarray) -> Found:
-        """Anchors for many pairs, a block of sources at a time, THREADS blocks at once (each fills its own rows)."""
+        """Anchors for many pairs (search_blocks, all kept)."""
         found = Found.empty(len(sources))
+        for rows, part in self.search_blocks(sources, targets):
+            found[rows] = part
+        return found
+
+    def search_blocks(self, sources: np.ndarray, targets: np.ndarray) -> Iterator[tuple[np.ndarray, Found]]:
+        """Anchors for many pairs, a block of sources at a time, THREADS blocks at once: (rows, their anchors) of each
+        block, by source, so that a caller may keep only some (score.py)."""
         names = self.target_terms(distinct(targets))
 
-        def search(block: tuple[list[int], np.ndarray]) -> tuple[np.ndarray, list[str]]:
+        def search(block: tuple[list[int], np.ndarray]) -> tuple[np.ndarray, Found]:
             pages, rows = block
             where = np.searchsorted(np.array(pages), sources[rows])
             texts = [self.corpus.texts[page] for page in pages]
-            return self._search_block(phrases_of(self.corpus, self.keywords, pages), texts, where, targets[rows], rows, names, found)
+            found = Found.empty(len(rows))
+            asked = self._search_block(phrases_of(self.corpus, self.keywords, pages), texts, where, targets[rows], names, found)
+            found.name_said = self.names_said(sources[rows], *asked)
+            return rows, found
 
         with ThreadPoolExecutor(THREADS) as pool:
-            asked = _joined(list(pool.map(search, self._blocks(sources))))  # in block order: by source
-        found.name_said = self.names_said(sources, *asked)
-        return found
+            yield from pool.map(search, self._blocks(sources))
 
     def names_said(self, sources: np.ndarray, rows: np.ndarray, names: list[str]) -> np.ndarray:
         """Which pairs' sources write out one of the names asked of them (rows[i] is asked names[i]: the target's name
@@ -236,7 +258,7 @@ class AnchorFinder:
         hundred candidates, and of a target with many headings the one or two its source may cite.
         """
         said = np.zeros(len(sources), dtype=bool)
-        made: dict[str, _Name] = {}
+        made = self._names_made
         source, text, runs = -1, "", ""
         for row, asked in zip(rows.tolist(), names):  # by source: each text read once
             if said[row]:
@@ -338,10 +360,10 @@ class AnchorFinder:
         np.maximum.at(largest, place, share)
         return codes, LINK_TEXT_WEIGHT * largest
 
-    def _search_block(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray, rows: np.ndarray,
+    def _search_block(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray,
                       names: TargetTerms, found: Found) -> tuple[np.ndarray, list[str]]:
-        """Fill found[rows] for the pairs (pages[j] of the phrases and texts, targets[j]); return the names and headings
-        to ask of them (PageNames.held), as (rows, names), by row."""
+        """Fill found for the pairs (pair j: pages[j] of the phrases and texts, targets[j]); return the names and
+        headings to ask of them (PageNames.held), as (pairs, names), by pair."""
         matches = self._matches(phrases, pages, names.of(targets), names.whole_title[targets])
         first, last, pair, low = _windows(phrases, matches)
         strength, title_only = _strengths(phrases, matches, first, last, pair, low)
@@ -353,15 +375,15 @@ class AnchorFinder:
         first, last, pair, strength = first[keep], last[keep], pair[keep], strength[keep]
         strongest = np.zeros(len(targets), dtype=np.float32)
         np.maximum.at(strongest, pair, strength)
-        found.best[rows] = strongest
+        found.best[:] = strongest
         preference = strength - SHORTER_ANCHOR * strongest[pair] * phrases.spoken_words(first, last)
         best = _best(pair, strength, preference, phrases.starts[first], phrases.ends[last], len(targets))
         for slot, (chosen, starts, ends, strengths) in enumerate(best):
-            found.starts[rows[chosen], slot], found.ends[rows[chosen], slot] = starts, ends
-            found.strengths[rows[chosen], slot] = strengths
+            found.starts[chosen, slot], found.ends[chosen, slot] = starts, ends
+            found.strengths[chosen, slot] = strengths
         pairs, asked = _joined([self.said_names.held(phrases, pages, targets), self.headings.held(phrases, pages, targets)])
         by_pair = np.argsort(pairs, kind="stable")
-        return rows[pairs[by_pair]], [asked[at] for at in by_pair.tolist()]
+        return pairs[by_pair], [asked[at] for at in by_pair.tolist()]
 
     def _matches(self, phrases: Phrases, pages: np.ndarray, names: tuple[np.ndarray, ...], whole_title: np.ndarray) -> Matches:
         """Every occurrence, in each pair's source, of a term of its target (names: TargetTerms.of the pairs' targets;

@@ -39,7 +39,7 @@ import numpy as np
 
 from analysis.anchors import Anchor, AnchorFinder, Found, anchor_options, with_context
 from analysis.candidates import Candidates
-from analysis.load import Corpus, run_items
+from analysis.load import Corpus, among, run_items
 
 DENSE_WEIGHT = 0.5  # the model reads a page's first 256 tokens, the keyword similarity all of it (BENCHMARKS.md, "Quality")
 LEXICAL_WEIGHT = 1.0
@@ -98,7 +98,7 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
     With no max_per_target, the cap is the largest that keeps every target within MAX_TARGET_SHARE
     of the queue, but not below MIN_CAP: on a small site 2% of the queue is less than one suggestion.
     """
-    ranked = _scored(corpus, candidates, finder)
+    ranked = _scored(corpus, candidates, finder, max_per_page)
     if max_per_target is None:
         per_source = np.bincount(candidates.source, minlength=len(corpus)) if len(candidates) else np.zeros(0, dtype=np.int64)
         cap = max(MIN_CAP, int(MAX_TARGET_SHARE * int(np.minimum(per_source, max_per_page).sum())))
@@ -115,14 +115,29 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
         return _with_contexts(corpus, queue.suggestions(queue.order)), hubs, cap
 
 
-def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder) -> Ranked:
-    """Every candidate with its anchors and score (see the module docstring), in queue order."""
-    found = finder.search_all(candidates.source, candidates.target)
+def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_page: int) -> Ranked:
+    """Every candidate scored (see the module docstring), in queue order, with the anchors of each source's first
+    max_per_page: the queue takes few others (after a target is full), whose anchors are found again (keeping).
+    All of them held at once were rank's peak (41 bytes a candidate, 182 MB at 100,000 synthetic pages)."""
     scores = (DENSE_WEIGHT * candidates.similarity.astype(np.float64) + LEXICAL_WEIGHT * candidates.lexical
-              + ANCHOR_WEIGHT * found.best + NAME_SAID_WEIGHT * found.name_said
               + NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
               + DIRECTION_WEIGHT * direction(corpus, candidates.source, candidates.target))
-    return Ranked(corpus, candidates, found, finder.names, scores, np.lexsort((candidates.target, candidates.source, -scores)))
+    anchored: list[tuple[np.ndarray, Found]] = []
+    for rows, found in finder.search_blocks(candidates.source, candidates.target):  # each block holds whole sources
+        scores[rows] += ANCHOR_WEIGHT * found.best + NAME_SAID_WEIGHT * found.name_said
+        first = _firsts(candidates.source[rows], candidates.target[rows], scores[rows], max_per_page)
+        anchored.append((rows[first], found[first]))
+    rows = np.concatenate([np.zeros(0, dtype=np.int64), *(rows for rows, _ in anchored)])
+    by_row = np.argsort(rows)
+    return Ranked(corpus, candidates, rows[by_row], Found.joined([found for _, found in anchored])[by_row], finder, scores,
+                  np.lexsort((candidates.target, candidates.source, -scores)))
+
+
+def _firsts(sources: np.ndarray, targets: np.ndarray, scores: np.ndarray, count: int) -> np.ndarray:
+    """The places of each source's first `count` pairs in queue order (by score, then target)."""
+    order = np.lexsort((targets, -scores, sources))
+    starts = np.flatnonzero(np.diff(sources[order], prepend=-1))
+    return order[run_items(starts, np.minimum(np.diff(np.append(starts, len(order))), count))[1]]
 
 
 @contextmanager
@@ -151,8 +166,9 @@ class Ranked:
 
     corpus: Corpus
     candidates: Candidates
+    anchored: np.ndarray  # the rows whose anchors found holds (sorted): keeping() finds the others'
     found: Found
-    names: list[str]  # what the title fallback calls each target (AnchorFinder.names)
+    finder: AnchorFinder
     scores: np.ndarray
     order: np.ndarray
 
@@ -196,13 +212,16 @@ class Ranked:
         return order[np.array(queued, dtype=np.int64)], {target: count for target, count in wanted.items() if count > max_per_target}
 
     def keeping(self, rows: np.ndarray) -> Ranked:
-        """These rows alone (the queue), whose order is theirs: what suggestions() reads of them, without the other
-        candidates' anchors and scores (~250 MB at 100,000 synthetic pages)."""
-        kept = np.sort(rows)
-        found, candidates = self.found, self.candidates
+        """These rows alone (the queue), whose order is theirs, with their anchors: those not held are found again
+        (a pair's anchors do not depend on the other pairs searched with it)."""
+        kept, candidates = np.sort(rows), self.candidates
+        held = among(kept, self.anchored)
+        found = Found.empty(len(kept))
+        found[held] = self.found[np.searchsorted(self.anchored, kept[held])]
+        if not held.all():
+            found[~held] = self.finder.search_all(candidates.source[kept[~held]], candidates.target[kept[~held]])
         return Ranked(self.corpus, Candidates(*(getattr(candidates, column.name)[kept] for column in fields(candidates))),
-                      Found(found.starts[kept], found.ends[kept], found.strengths[kept], found.best[kept], found.name_said[kept]),
-                      self.names, self.scores[kept], np.searchsorted(kept, rows))
+                      np.arange(len(kept)), found, self.finder, self.scores[kept], np.searchsorted(kept, rows))
 
     @cached_property
     def _by_source(self) -> tuple[np.ndarray, np.ndarray]:
@@ -217,7 +236,7 @@ class Ranked:
         used_spans: dict[int, list[tuple[int, int]]] = {}
         queue = []
         for source, target, similarity, score, template_linked, (starts, ends, strengths) in self._columns(rows):
-            options = anchor_options(self.corpus.texts[source], self.names[target], starts, ends, strengths)
+            options = anchor_options(self.corpus.texts[source], self.finder.names[target], starts, ends, strengths)
             anchor = _free_anchor(options, target, used_anchors, used_spans.setdefault(source, []))
             queue.append(Suggestion(source, target, similarity, round(score, 4), anchor, template_linked))
             key = (anchor.text.lower(), target)

@@ -547,6 +547,27 @@ def test_rank_fills_the_queue_in_score_order_under_both_caps(ranked_site: tuple[
         assert per_target_count[target] == per_target
 
 
+def test_a_row_the_queue_takes_past_its_sources_first_has_the_anchor_a_search_of_it_alone_finds(
+        tmp_path: Path) -> None:
+    """rank holds the anchors of each source's first max_per_page candidates only, and finds the others' again when a
+    full target lets the queue take them. With one suggestion a source and one a target, every row shows its first
+    anchor (no other row of the queue can have used it)."""
+    corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
+    keywords = Keywords(corpus.texts)
+    candidates = every_pair(corpus, keywords)
+    finder = AnchorFinder(corpus, keywords)
+    full, _ = ranked(corpus, candidates, finder, len(corpus), len(corpus))
+    place, seen = {}, Counter()  # each pair's place among its source's candidates, in queue order
+    for item in full:
+        place[item.source, item.target] = seen[item.source]
+        seen[item.source] += 1
+    queue, hubs = ranked(corpus, candidates, finder, 1, 1)
+    later = [item for item in queue if place[item.source, item.target] >= 1]
+    assert hubs and sum(item.anchor.source == "text" for item in later) >= 3
+    for item in queue:
+        assert item.anchor == finder.anchors(item.source, item.target)[0]
+
+
 def test_max_per_page_keeps_exactly_the_best(ranked_site: tuple[Corpus, Keywords]) -> None:
     corpus, keywords = ranked_site
     candidates = [c for c in every_pair(corpus, keywords) if c.source == 0]
