@@ -9,7 +9,8 @@ by impact.py; the CSV shows them as one readable `gain` cell and breaks score ti
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -40,11 +41,16 @@ def neutralise(value: object) -> object:
     return value
 
 
-def write_csv(path: Path, header: list[str], rows: Iterable[Iterable[object]]) -> None:
+def write_csv(path: Path, header: list[str], rows: Iterable[Iterable[object]]) -> int:
+    """Write the rows (read one at a time) under the header; returns how many."""
+    written = 0
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(header)
-        writer.writerows([neutralise(cell) for cell in row] for row in rows)
+        for row in rows:
+            writer.writerow([neutralise(cell) for cell in row])
+            written += 1
+    return written
 
 
 def rejected_pairs(db: sqlite_utils.Database, corpus: Corpus) -> set[tuple[int, int]]:
@@ -57,34 +63,42 @@ def rejected_pairs(db: sqlite_utils.Database, corpus: Corpus) -> set[tuple[int, 
 
 
 def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Suggestion]) -> dict[str, int]:
-    """Merge this run's queue into the suggestions table; returns how many rows are new and how many became done."""
+    """Merge this run's queue into the suggestions table; returns how many rows are new and how many became done.
+
+    The rows go in as they are made, and of the rows already there only each one's status and first sighting are
+    read: a list of every row as a dict, and of the table's rows as dicts, took 440 MB at the re-run of 100,000
+    synthetic pages (BENCHMARKS.md, "Analysis")."""
     now = utc_now()
     db["suggestions"].create(SUGGESTIONS, pk=("source", "target"), if_not_exists=True)
     add_missing_columns(db["suggestions"], SUGGESTIONS)
-    existing = {(row["source"], row["target"]): row for row in db["suggestions"].rows}
-    rows, new = [], 0
-    for item in queue:
-        key = (corpus.urls[item.source], corpus.urls[item.target])
-        previous = existing.pop(key, None)
-        new += previous is None
-        rows.append({
-            "source": key[0], "target": key[1], "target_title": corpus.titles[item.target],
-            "anchor": item.anchor.text, "anchor_source": item.anchor.source, "context": item.anchor.context,
-            "offset": item.anchor.offset, "similarity": round(item.similarity, 4), "score": item.score,
-            "template_linked": int(item.template_linked),
-            "status": previous["status"] if previous else "pending",
-            "first_seen": previous["first_seen"] if previous else now, "last_seen": now,
-        })
+    existing = {(source, target): (status, first_seen)
+                for source, target, status, first_seen in db.execute("SELECT source, target, status, first_seen FROM suggestions")}
+    new = 0
+
+    def rows() -> Iterator[dict]:
+        nonlocal new
+        for item in queue:
+            key = (corpus.urls[item.source], corpus.urls[item.target])
+            previous = existing.pop(key, None)
+            new += previous is None
+            status, first_seen = previous or ("pending", now)
+            yield {
+                "source": key[0], "target": key[1], "target_title": corpus.titles[item.target],
+                "anchor": item.anchor.text, "anchor_source": item.anchor.source, "context": item.anchor.context,
+                "offset": item.anchor.offset, "similarity": round(item.similarity, 4), "score": item.score,
+                "template_linked": int(item.template_linked), "status": status, "first_seen": first_seen, "last_seen": now,
+            }
+
     with db.conn:
-        insert_rows(db, "suggestions", rows, ("source", "target"))
+        insert_rows(db, "suggestions", rows(), ("source", "target"))
         index = corpus.index
         ends = np.array([(index.get(source, -1), index.get(target, -1)) for source, target in existing], dtype=np.int64).reshape(-1, 2)
         linked = corpus.linked(ends[:, 0], ends[:, 1]) & (ends >= 0).all(axis=1)  # pages gone since are linked from no page
         done, dropped = [], []  # of those not proposed this time: now linked; pending, so no longer wanted
-        for (key, row), now_linked in zip(existing.items(), linked.tolist()):
-            if row["status"] in ("pending", "approved") and now_linked:
+        for (key, (status, _)), now_linked in zip(existing.items(), linked.tolist()):
+            if status in ("pending", "approved") and now_linked:
                 done.append((now, *key))
-            elif row["status"] == "pending":
+            elif status == "pending":
                 dropped.append(key)
         db.conn.executemany("UPDATE suggestions SET status = 'done', last_seen = ? WHERE source = ? AND target = ?", done)
         db.conn.executemany("DELETE FROM suggestions WHERE source = ? AND target = ?", dropped)
@@ -93,12 +107,11 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Sugg
 
 def export_csv(db: sqlite_utils.Database, path: Path) -> int:
     """The suggestions table as the review CSV in QUEUE_ORDER; returns the number of rows."""
-    rows = list(db.execute(
+    rows = db.execute(
         "SELECT source, target, target_title, anchor, anchor_source, context, similarity, score, status, "
         f"depth_before, depth_after, pagerank_gain FROM suggestions ORDER BY {QUEUE_ORDER}"
-    ))
-    write_csv(path, CSV_HEADER, (row[:9] + (gain_text(*row[9:]),) for row in rows))
-    return len(rows)
+    )
+    return write_csv(path, CSV_HEADER, (row[:9] + (gain_text(*row[9:]),) for row in rows))  # read as written
 
 
 def gain_text(depth_before: int | None, depth_after: int | None, pagerank_gain: float | None) -> str:
@@ -129,18 +142,21 @@ def save_hubs(db: sqlite_utils.Database, corpus: Corpus, hubs: dict[int, int], c
     replace_table(db, "hubs", rows, {"target": str, "title": str, "wanted": int, "kept": int})
 
 
-def insert_rows(db: sqlite_utils.Database, table: str, rows: list[dict], key: tuple[str, ...] = ()) -> None:
-    """Insert the rows (dicts with the same keys, column names written here) in one executemany; with key, a row whose
-    key exists updates that row's columns instead. sqlite-utils' insert_all and upsert_all build a query in Python for
-    every hundred rows: 8.1 s for the 120,000 suggestions of 30,000 synthetic pages (BENCHMARKS.md, "Analysis")."""
-    if not rows:
+def insert_rows(db: sqlite_utils.Database, table: str, rows: Iterable[dict], key: tuple[str, ...] = ()) -> None:
+    """Insert the rows (dicts with the same keys, column names written here; read one at a time) in one executemany;
+    with key, a row whose key exists updates that row's columns instead. sqlite-utils' insert_all and upsert_all build
+    a query in Python for every hundred rows: 8.1 s for the 120,000 suggestions of 30,000 synthetic pages
+    (BENCHMARKS.md, "Analysis")."""
+    rows = iter(rows)
+    first = next(rows, None)
+    if first is None:
         return
-    columns = list(rows[0])
+    columns = list(first)
     sql = f"INSERT INTO [{table}] ({', '.join(f'[{column}]' for column in columns)}) VALUES ({', '.join('?' * len(columns))})"
     if key:
         sql += f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET " + ", ".join(
             f"[{column}] = excluded.[{column}]" for column in columns if column not in key)
-    db.conn.executemany(sql, [tuple(row[column] for column in columns) for row in rows])
+    db.conn.executemany(sql, (tuple(row[column] for column in columns) for row in chain([first], rows)))
 
 
 def replace_table(db: sqlite_utils.Database, name: str, rows: list[dict], columns: dict) -> None:
