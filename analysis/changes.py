@@ -49,7 +49,7 @@ def record_changes(db: sqlite_utils.Database, corpus: Corpus, suggestions: int, 
         gone_pages=len(before.keys() - now.keys()),
         suggestions=suggestions, new_suggestions=counts["new"], done=counts["done"],
     )
-    replace_table(db, "analysed_pages", [{"url": url, "content_hash": content_hash} for url, content_hash in now.items()],
+    replace_table(db, "analysed_pages", ({"url": url, "content_hash": content_hash} for url, content_hash in now.items()),
                   {"url": str, "content_hash": str})
     db["analysis_runs"].create({"id": int, **ANALYSIS_RUNS}, pk="id", if_not_exists=True)
     fields = asdict(changes)

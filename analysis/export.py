@@ -159,8 +159,8 @@ def insert_rows(db: sqlite_utils.Database, table: str, rows: Iterable[dict], key
     db.conn.executemany(sql, (tuple(row[column] for column in columns) for row in chain([first], rows)))
 
 
-def replace_table(db: sqlite_utils.Database, name: str, rows: list[dict], columns: dict) -> None:
-    """A derived table is rewritten whole on every run, in one transaction."""
+def replace_table(db: sqlite_utils.Database, name: str, rows: Iterable[dict], columns: dict) -> None:
+    """A derived table is rewritten whole on every run, in one transaction; the rows are read one at a time."""
     with db.conn:
         db[name].drop(ignore=True)
         db[name].create(columns)

@@ -281,13 +281,13 @@ def measure_impact(db: sqlite_utils.Database, approved_only: bool = False) -> Im
 def save(db: sqlite_utils.Database, impact: Impact) -> None:
     """Rewrite the impact tables whole and every suggestion's gain (NULL for one whose pages are gone)."""
     before, after = impact.before, impact.after
-    replace_table(db, "impact", [{
+    replace_table(db, "impact", ({
         "url": url, "title": impact.graph.titles[url], "sitemap_only": int(url in impact.graph.sitemap_only),
         "depth_before": before.depth.get(url), "depth_after": after.depth.get(url),
         "pagerank_before": before.pagerank[url], "pagerank_after": after.pagerank[url],
         "inbound_before": before.inbound[url], "inbound_after": after.inbound[url],
         "orphan_before": int(url in before.orphans), "orphan_after": int(url in after.orphans),
-    } for url in impact.graph.pages], IMPACT)
+    } for url in impact.graph.pages), IMPACT)
     replace_table(db, "impact_summary", [{"figure": name, "before": values[0], "after": values[1]}
                                          for name, values in impact.site.items()],
                   {"figure": str, "before": float, "after": float})
@@ -296,7 +296,7 @@ def save(db: sqlite_utils.Database, impact: Impact) -> None:
         db.execute("UPDATE suggestions SET depth_before = NULL, depth_after = NULL, pagerank_gain = NULL")
         db.conn.executemany(
             "UPDATE suggestions SET depth_before = ?, depth_after = ?, pagerank_gain = ? WHERE source = ? AND target = ?",
-            [(gain.depth_before, gain.depth_after, gain.pagerank, *pair) for pair, gain in impact.gains.items()])
+            ((gain.depth_before, gain.depth_after, gain.pagerank, *pair) for pair, gain in impact.gains.items()))
 
 
 def figure(name: str, value: float | None) -> str:
