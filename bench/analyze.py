@@ -661,6 +661,52 @@ class InstrumentedPropose:
         return proposal, timings, seconds
 
 
+def write_database(args: argparse.Namespace) -> None:
+    """A crawl database of the synthetic site, its vectors in the embedding cache: `scrapy analyze` on it embeds
+    nothing and runs every other stage as on a crawl (load from SQLite, export, impact, report). Each page's content
+    links are its text's links (Corpus.link_spans, whose targets are paired with them in order), and every page's
+    sidebar links to the ten newest pages."""
+    from analysis.embed import DEFAULT_BACKEND, DEFAULT_MODEL, RECIPE, cache_key
+    from linkspider.db import open_database, utc_now
+    from linkspider.sentences import sentence_at
+
+    if args.out.exists():
+        raise SystemExit(f"{args.out} exists: give a path for a new database")
+    site = SyntheticSite(args.pages, args.seed)
+    vectors = site.vectors()
+    corpus = site.corpus()
+    urls, texts, now, pages = corpus.urls, corpus.texts, utc_now(), len(corpus)
+    targets = np.split(corpus.content_codes % pages, np.searchsorted(corpus.content_codes // pages, np.arange(1, pages)))
+
+    def links() -> Iterator[tuple]:
+        for source, text in enumerate(texts):
+            spans = corpus.link_spans.spans[corpus.link_spans.starts[source]:corpus.link_spans.starts[source + 1]].tolist()
+            for position, (target, (start, end)) in enumerate(zip(targets[source].tolist(), spans)):
+                context = text[slice(*sentence_at(text, start))]
+                yield urls[source], urls[target], text[start:end], "content", context, start, position
+            for position, target in enumerate(range(min(10, pages)), len(spans)):
+                if target != source:
+                    yield urls[source], urls[target], corpus.titles[target], "aside", None, None, position
+
+    db = open_database(args.out)
+    with db.conn:
+        db.conn.execute("INSERT INTO crawls (id, start_urls, started_at, finished_at, status, pages) VALUES (1, ?, ?, ?, 'finished', ?)",
+                        [urls[0], now, now, pages])  # the start URLs, space-separated
+        db.conn.executemany(
+            "INSERT INTO pages (url, final_url, status, content_type, is_html, title, h1, main_text, headings, depth, published, "
+            "word_count, content_hash, noindex, nofollow, in_sitemap, sitemap_only, gone, first_seen_crawl, last_seen_crawl, "
+            "fetched_at) VALUES (?, ?, 200, 'text/html', 1, ?, ?, ?, '', ?, ?, ?, ?, 0, 0, 0, 0, 0, 1, 1, ?)",
+            ((url, url, title, title, text, depth, published, len(text.split()), content_hash, now) for url, title, text, depth, published, content_hash
+             in zip(urls, corpus.titles, texts, corpus.depths, corpus.published, corpus.hashes)))
+        db.conn.executemany("INSERT INTO links (source, target, anchor, region, context, text_offset, position, nofollow, external) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0)", links())
+        db["embeddings"].create({"url": str, "model": str, "content_hash": str, "vector": bytes}, pk=("url", "model"))
+        key = cache_key(DEFAULT_MODEL, RECIPE, DEFAULT_BACKEND)
+        db.conn.executemany("INSERT INTO embeddings (url, model, content_hash, vector) VALUES (?, ?, ?, ?)",
+                            ((url, key, content_hash, vector.tobytes()) for url, content_hash, vector in zip(urls, corpus.hashes, vectors)))
+    print(f"wrote {args.out}: {pages} pages, their links and cached vectors (`scrapy analyze {args.out}` embeds nothing)")
+
+
 def run_stages(args: argparse.Namespace) -> None:
     """One size: build the corpus, run analysis.pipeline.propose on it without the model, report on stdout."""
     from analysis.index import EXACT_LIMIT
@@ -1016,13 +1062,19 @@ def main() -> None:
     site.add_argument("--out", type=Path, help="keep the site, crawl database and copies here (default: a temporary folder)")
     site.add_argument("--reuse-db", action="store_true", help="reuse OUT/crawl.db instead of generating and crawling again")
     site.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
-    for sub in (embed, scale, stages, real, site):
+    database = commands.add_parser("database", help="a crawl database of the synthetic site, vectors cached, for `scrapy analyze`")
+    database.add_argument("--pages", type=int, required=True)
+    database.add_argument("out", type=Path, help="the new database's path")
+    for sub in (embed, scale, stages, real, site, database):
         sub.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-        if sub is not stages:
+        if sub not in (stages, database):
             sub.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
     if args.command == "stages":
         run_stages(args)
+        return
+    if args.command == "database":
+        write_database(args)
         return
     result: Any
     if args.command == "embed":
