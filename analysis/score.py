@@ -136,8 +136,12 @@ def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_pe
 def _firsts(sources: np.ndarray, targets: np.ndarray, scores: np.ndarray, count: int) -> np.ndarray:
     """The places of each source's first `count` pairs in queue order (by score, then target)."""
     order = np.lexsort((targets, -scores, sources))
-    starts = np.flatnonzero(np.diff(sources[order], prepend=-1))
-    return order[run_items(starts, np.minimum(np.diff(np.append(starts, len(order))), count))[1]]
+    return _leading(order, np.append(np.flatnonzero(np.diff(sources[order], prepend=-1)), len(order)), count)
+
+
+def _leading(grouped: np.ndarray, bounds: np.ndarray, count: int) -> np.ndarray:
+    """The first `count` items of each group (group g: grouped[bounds[g]:bounds[g + 1]])."""
+    return grouped[run_items(bounds[:-1], np.minimum(np.diff(bounds), count))[1]]
 
 
 @contextmanager
@@ -183,7 +187,7 @@ class Ranked:
         answers a missing key through a Python method."""
         grouped, starts = self._by_source
         order, targets = self.order, self.candidates.target
-        first = np.sort(grouped[run_items(starts[:-1], np.minimum(np.diff(starts), max_per_page))[1]])  # positions
+        first = np.sort(_leading(grouped, starts, max_per_page))  # positions
         first_rows = order[first]
         per_target: dict[int, int] = {}
         wanted: dict[int, int] = {}
