@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections import Counter
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -42,7 +42,7 @@ from scipy import sparse
 from scipy.sparse import csgraph
 
 from analysis.export import SUGGESTIONS, replace_table
-from analysis.load import page_titles, resolver
+from analysis.load import distinct, page_titles, resolver
 from linkspider.db import add_missing_columns
 
 DAMPING = 0.85
@@ -51,7 +51,6 @@ TOP_SHARE = 0.01  # PageRank concentration: the share held by this top fraction 
 QUEUED = ("pending", "approved")  # the statuses applied by default
 EXACT_PAGES = 2_000  # exact PageRank gains up to this many pages: a dense inverse of 32 MB, about a second
 
-Pair = tuple[str, str]
 IMPACT = {
     "url": str, "title": str, "sitemap_only": int, "depth_before": int, "depth_after": int,
     "pagerank_before": float, "pagerank_after": float, "inbound_before": int, "inbound_after": int,
@@ -70,7 +69,7 @@ class Graph:
     pages: list[str]  # sorted; a page's row and column in the matrices
     links: sparse.csr_array  # links[i, j]: page i links to page j, from any region
     followed: sparse.csr_array  # the links that pass PageRank
-    content: set[Pair]  # pairs linked from the source's main content
+    content: np.ndarray  # pairs linked from the source's main content, as sorted codes source * pages + target
     start: set[str]
     titles: dict[str, str]
     sitemap_only: set[str]
@@ -79,20 +78,18 @@ class Graph:
     def index(self) -> dict[str, int]:
         return {url: i for i, url in enumerate(self.pages)}
 
-    def with_links(self, pairs: Iterable[Pair]) -> Graph:
-        """The graph after adding these pairs as followed content links."""
-        pairs = set(pairs)
-        added = self.matrix(pairs)
-        return replace(self, links=_union(self.links, added), followed=_union(self.followed, added), content=self.content | pairs)
-
-    def matrix(self, pairs: Iterable[Pair]) -> sparse.csr_array:
-        return pair_matrix(pairs, self.index)
+    def with_links(self, sources: np.ndarray, targets: np.ndarray) -> Graph:
+        """The graph after adding these pairs (rows of pages) as followed content links."""
+        added = distinct(sources * len(self.pages) + targets)
+        matrix = code_matrix(added, len(self.pages))
+        return replace(self, links=_union(self.links, matrix), followed=_union(self.followed, matrix),
+                       content=distinct(np.concatenate([self.content, added])))
 
 
-def pair_matrix(pairs: Iterable[Pair], index: dict[str, int]) -> sparse.csr_array:
-    """These pairs as a 0/1 matrix over the pages of the index (url -> row and column)."""
-    cells = np.array([(index[source], index[target]) for source, target in pairs], dtype=np.int64).reshape(-1, 2)
-    return sparse.csr_array((np.ones(len(cells)), (cells[:, 0], cells[:, 1])), shape=(len(index), len(index)))
+def code_matrix(codes: np.ndarray, pages: int) -> sparse.csr_array:
+    """Distinct pair codes (source * pages + target) as a 0/1 matrix over the pages."""
+    sources, targets = np.divmod(codes, pages)
+    return sparse.csr_array((np.ones(len(codes)), (sources, targets)), shape=(pages, pages))
 
 
 def _union(first: sparse.csr_array, second: sparse.csr_array) -> sparse.csr_array:
@@ -105,17 +102,17 @@ class Figures:
 
     depth: dict[str, int]  # the pages a start URL reaches
     pagerank: dict[str, float]
-    inbound: Counter[str]
+    inbound: dict[str, int]
     orphans: set[str]
 
 
 @dataclass
-class Gain:
-    """What one suggestion alone would do to its target."""
+class Gains:
+    """What each of some suggestions alone would do to its target, one item a suggestion."""
 
-    depth_before: int | None
-    depth_after: int | None
-    pagerank: float  # relative change of the target's PageRank: 0.31 is +31%
+    depth_before: np.ndarray  # -1: not reachable from the start
+    depth_after: np.ndarray
+    pagerank: np.ndarray  # relative change of the target's PageRank: 0.31 is +31%
 
 
 @dataclass
@@ -128,7 +125,9 @@ class Impact:
     statuses: tuple[str, ...]  # of the suggestions applied
     applied: int  # suggestions applied
     site: dict[str, tuple[float | None, float | None]]  # figure -> (before, after)
-    gains: dict[Pair, Gain]
+    gains: Gains
+    measured: np.ndarray  # the rowid in suggestions of each gain
+    unmeasured: np.ndarray  # the rowids of suggestions whose pages are gone since the analysis
 
     def headline(self) -> str:
         """The site figures that matter most, for the summary: "over all 40 live HTML pages: ..., orphans 16 -> 2". Over
@@ -140,31 +139,33 @@ class Impact:
 
 
 def load_graph(db: sqlite_utils.Database) -> Graph:
-    """The resolved graph of the crawl in the database, with the latest crawl's start URLs."""
+    """The resolved graph of the crawl in the database, with the latest crawl's start URLs.
+
+    The 1.5M links of 100,000 pages are read as pair codes into arrays: a set and a dict of URL pairs took
+    11 s of the stage's 25 (BENCHMARKS.md, "Analysis")."""
     resolve = resolver(db)
     rows = [row for row in db.query(
         "SELECT url, title, h1, sitemap_only FROM pages WHERE gone = 0 AND status = 200 AND is_html = 1 ORDER BY url"
     ) if resolve.get(row["url"], row["url"]) == row["url"]]
     urls = [row["url"] for row in rows]
     titles = page_titles([row["title"] for row in rows], [row["h1"] for row in rows], urls)
-    live = set(urls)
-    follows: dict[Pair, bool] = {}  # a pair passes PageRank if any of its links does
-    content: set[Pair] = set()
-    for source, target, region, nofollow in db.execute(
-        "SELECT links.source, links.target, links.region, links.nofollow OR coalesce(pages.nofollow, 0) FROM links "
-        "JOIN pages ON pages.url = links.source WHERE links.external = 0 AND pages.gone = 0 AND pages.status = 200"
-    ):
-        pair = (resolve.get(source, source), resolve.get(target, target))
-        if pair[0] == pair[1] or pair[0] not in live or pair[1] not in live:
-            continue
-        follows[pair] = follows.get(pair, False) or not nofollow
-        if region == "content":
-            content.add(pair)
-    crawl = db.execute("SELECT start_urls FROM crawls ORDER BY id DESC LIMIT 1").fetchone()
-    start = {resolve.get(url, url) for url in (crawl[0] or "").split()} & live if crawl else set()
     index = {url: i for i, url in enumerate(urls)}
-    return Graph(urls, pair_matrix(follows, index), pair_matrix((pair for pair, follow in follows.items() if follow), index),
-                 content, start, {row["url"]: title or row["title"] or row["url"] for row, title in zip(rows, titles)},
+    node = {url: index[target] for url, target in resolve.items() if target in index}  # a crawled URL -> the live page it is
+    pages, codes, kinds = len(urls), array("q"), array("b")  # kind: 2 if from the content, + 1 if it passes PageRank
+    for source, target, kind in db.execute(
+        "SELECT links.source, links.target, 2 * (links.region = 'content') + NOT (links.nofollow OR coalesce(pages.nofollow, 0)) "
+        "FROM links JOIN pages ON pages.url = links.source WHERE links.external = 0 AND pages.gone = 0 AND pages.status = 200"
+    ):
+        i, j = node.get(source), node.get(target)
+        if i is not None and j is not None and i != j:
+            codes.append(i * pages + j)
+            kinds.append(kind)
+    linked, kind = np.frombuffer(codes, dtype=np.int64), np.frombuffer(kinds, dtype=np.int8)
+    crawl = db.execute("SELECT start_urls FROM crawls ORDER BY id DESC LIMIT 1").fetchone()
+    start = {resolve.get(url, url) for url in (crawl[0] or "").split()} & index.keys() if crawl else set()
+    return Graph(urls, code_matrix(distinct(linked), pages), code_matrix(distinct(linked[kind % 2 == 1]), pages),
+                 distinct(linked[kind >= 2]), start,
+                 {row["url"]: title or row["title"] or row["url"] for row, title in zip(rows, titles)},
                  {row["url"] for row in rows if row["sitemap_only"]})
 
 
@@ -174,9 +175,9 @@ def measure(graph: Graph) -> Figures:
     if graph.start:
         clicks = csgraph.shortest_path(graph.links, unweighted=True, indices=[graph.index[url] for url in graph.start]).min(axis=0)
         depth = {graph.pages[i]: int(clicks[i]) for i in np.flatnonzero(np.isfinite(clicks))}
-    inbound = Counter(target for _, target in graph.content)
+    inbound = dict(zip(graph.pages, np.bincount(graph.content % len(graph.pages), minlength=len(graph.pages)).tolist()))
     return Figures(depth, dict(zip(graph.pages, pagerank(graph.followed).tolist())), inbound,
-                   {url for url in graph.pages if not inbound[url] and url not in graph.start})
+                   {url for url, count in inbound.items() if not count and url not in graph.start})
 
 
 def pagerank(followed: sparse.csr_array, tolerance: float = 1e-6, rounds: int = 100) -> np.ndarray:
@@ -197,13 +198,17 @@ def pagerank(followed: sparse.csr_array, tolerance: float = 1e-6, rounds: int = 
     raise ArithmeticError(f"PageRank did not converge in {rounds} rounds")
 
 
-def marginal_gains(graph: Graph, figures: Figures, pairs: list[Pair], exact_pages: int = EXACT_PAGES) -> list[Gain]:
-    """Each pair's gain for its target if it alone were added (see the module docstring), all pairs at once."""
-    if not pairs:
-        return []
-    pages, index, adjacency = graph.pages, graph.index, graph.followed
-    sources = np.array([index[source] for source, _ in pairs])
-    targets = np.array([index[target] for _, target in pairs])
+def marginal_gains(graph: Graph, figures: Figures, sources: np.ndarray, targets: np.ndarray,
+                   exact_pages: int = EXACT_PAGES) -> Gains:
+    """Each pair's gain for its target (pages' rows) if it alone were added (see the module docstring), all at once.
+
+    Depth is exact: the target's, or one click below the source where that is less."""
+    pages, adjacency = graph.pages, graph.followed
+    depth = np.array([figures.depth.get(url, -1) for url in pages], dtype=np.int64)
+    before, via = depth[targets], depth[sources]
+    after = np.where((via >= 0) & ((before < 0) | (before > via + 1)), via + 1, before)
+    if not len(sources):
+        return Gains(before, after, np.zeros(0))
     out = np.asarray(adjacency.sum(axis=1)).ravel()  # followed out-links of each page
     links = out[sources]
     if len(pages) <= exact_pages:
@@ -220,14 +225,7 @@ def marginal_gains(graph: Graph, figures: Figures, pairs: list[Pair], exact_page
         carried = np.where(links > 0, 1 / (links + 1), 1 - 1 / len(pages))
     carried = np.where(adjacency[sources, targets] > 0, 0.0, carried)  # an existing link gains nothing
     ranks = np.array([figures.pagerank[url] for url in pages])
-    relative = DAMPING * ranks[sources] * carried / ranks[targets]
-    return [Gain(*depths(figures, source, target), float(gain)) for (source, target), gain in zip(pairs, relative.tolist())]
-
-
-def depths(figures: Figures, source: str, target: str) -> tuple[int | None, int | None]:
-    """The target's depth before and after a link from the source: one click below the source at most."""
-    before, via = figures.depth.get(target), figures.depth.get(source)
-    return before, before if via is None or (before is not None and before <= via + 1) else via + 1
+    return Gains(before, after, DAMPING * ranks[sources] * carried / ranks[targets])
 
 
 def site_figures(graph: Graph, figures: Figures) -> dict[str, float | None]:
@@ -263,23 +261,31 @@ def measure_impact(db: sqlite_utils.Database, approved_only: bool = False) -> Im
         raise NotAnalysed("this database has no review queue yet; run `scrapy analyze DB` on it first")
     graph = load_graph(db)
     statuses = ("approved",) if approved_only else QUEUED
-    suggestions = [(source, target, status) for source, target, status in
-                   db.execute("SELECT source, target, status FROM suggestions")
-                   if source in graph.index and target in graph.index]  # pages gone since the analysis are left out
-    applied = [(source, target) for source, target, status in suggestions if status in statuses]
-    after_graph = graph.with_links(applied)
+    rows, sources, targets, applied = _suggestions(db, graph.index, statuses)
+    measured = (sources >= 0) & (targets >= 0)  # pages gone since the analysis are left out
+    applied &= measured
+    after_graph = graph.with_links(sources[applied], targets[applied])
     before, after = measure(graph), measure(after_graph)
     site_before, site_after = site_figures(graph, before), site_figures(after_graph, after)
-    pairs = [(source, target) for source, target, _ in suggestions]
-    impact = Impact(graph, before, after, statuses, len(applied),
+    impact = Impact(graph, before, after, statuses, int(applied.sum()),
                     {name: (site_before[name], site_after[name]) for name in site_before},
-                    dict(zip(pairs, marginal_gains(graph, before, pairs))))
+                    marginal_gains(graph, before, sources[measured], targets[measured]), rows[measured], rows[~measured])
     save(db, impact)
     return impact
 
 
+def _suggestions(db: sqlite_utils.Database, index: dict[str, int], statuses: tuple[str, ...]) -> tuple[np.ndarray, ...]:
+    """(rowid, source's page, target's page, whether applied) of every suggestion: a page not in the index is -1."""
+    found = db.execute("SELECT rowid, source, target, status FROM suggestions").fetchall()
+    return (np.array([row for row, _, _, _ in found], dtype=np.int64),
+            np.array([index.get(source, -1) for _, source, _, _ in found], dtype=np.int64),
+            np.array([index.get(target, -1) for _, _, target, _ in found], dtype=np.int64),
+            np.array([status in statuses for _, _, _, status in found], dtype=bool))
+
+
 def save(db: sqlite_utils.Database, impact: Impact) -> None:
-    """Rewrite the impact tables whole and every suggestion's gain (NULL for one whose pages are gone)."""
+    """Rewrite the impact tables whole and every suggestion's gain (NULL for one whose pages are gone), by rowid: by
+    (source, target) it took twice as long at 100,000 pages."""
     before, after = impact.before, impact.after
     replace_table(db, "impact", ({
         "url": url, "title": impact.graph.titles[url], "sitemap_only": int(url in impact.graph.sitemap_only),
@@ -292,11 +298,13 @@ def save(db: sqlite_utils.Database, impact: Impact) -> None:
                                          for name, values in impact.site.items()],
                   {"figure": str, "before": float, "after": float})
     add_missing_columns(db["suggestions"], SUGGESTIONS)
+    gains = impact.gains
+    update = "UPDATE suggestions SET depth_before = ?, depth_after = ?, pagerank_gain = ? WHERE rowid = ?"
     with db.conn:
-        db.execute("UPDATE suggestions SET depth_before = NULL, depth_after = NULL, pagerank_gain = NULL")
-        db.conn.executemany(
-            "UPDATE suggestions SET depth_before = ?, depth_after = ?, pagerank_gain = ? WHERE source = ? AND target = ?",
-            ((gain.depth_before, gain.depth_after, gain.pagerank, *pair) for pair, gain in impact.gains.items()))
+        db.conn.executemany(update, ((None, None, None, row) for row in impact.unmeasured.tolist()))
+        db.conn.executemany(update, ((None if depth < 0 else depth, None if later < 0 else later, gain, row) for depth, later, gain, row
+                                     in zip(gains.depth_before.tolist(), gains.depth_after.tolist(), gains.pagerank.tolist(),
+                                            impact.measured.tolist())))
 
 
 def figure(name: str, value: float | None) -> str:

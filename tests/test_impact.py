@@ -157,7 +157,8 @@ def test_above_the_exact_limit_pagerank_gains_are_first_order(tmp_path: Path) ->
     graph = load_graph(db)
     figures = measure(graph)
     pairs = [(url(source), url(target)) for source, target, _ in SUGGESTED]
-    first_order = dict(zip(pairs, (gain.pagerank for gain in marginal_gains(graph, figures, pairs, exact_pages=0))))
+    sources, targets = (np.array([graph.index[page] for page in pages]) for pages in zip(*pairs))
+    first_order = dict(zip(pairs, marginal_gains(graph, figures, sources, targets, exact_pages=0).pagerank.tolist()))
     rank = figures.pagerank
     assert first_order[url("/a"), url("/d")] == pytest.approx(DAMPING * rank[url("/a")] / 3 / rank[url("/d")])  # a had 2 links
     assert first_order[url("/d"), url("/")] == 0
@@ -206,6 +207,18 @@ def test_the_csv_shows_the_gain_last_and_breaks_score_ties_by_it(tmp_path: Path)
     assert rows[0][-1] == f"depth unreachable -> 3, PageRank {found[('/b', '/e')][2]:+.1%}"
     assert rows[1][-1] == f"depth 4 -> 2, PageRank {found[('/a', '/d')][2]:+.1%}"
     assert found[("/c", "/a")][2] > 0 and rows[3][-1] == "PageRank +0.0%"
+
+
+def test_a_suggestion_whose_page_is_gone_since_loses_its_gain_and_is_not_applied(tmp_path: Path) -> None:
+    db = chain(tmp_path)
+    queue(db, ("/a", "/d", "pending"), ("/b", "/e", "pending"))
+    measure_impact(db)
+    assert gains(db)[("/b", "/e")] == (None, 3, pytest.approx(exact_gain(db, "/b", "/e"), rel=1e-4))
+    db["pages"].update(url("/e"), {"gone": 1})  # a re-crawl found it gone before the queue was analysed again
+    impact = measure_impact(db)
+    assert impact.applied == 1
+    assert gains(db)[("/b", "/e")] == (None, None, None)
+    assert gains(db)[("/a", "/d")][:2] == (4, 2)
 
 
 def test_gini_of_known_shares() -> None:
