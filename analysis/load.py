@@ -257,27 +257,25 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
         code_spans=Spans.per_page([json.loads(spans) if spans else [] for spans in column["code_spans"]]),
     )
     index = corpus.index
+    node = {url: index[target] for url, target in resolve.items() if target in index}  # a crawled URL -> the candidate it is
     template, content = array("q"), array("q")  # pair codes linked from outside the content (some from it too), from it
     spans = array("q")  # page, start, end of each content link of a candidate page
-    linked_from_content: set[int] = set()  # from any live page's content, listings included
     for source, target, region, offset, anchor, external in db.execute(
         "SELECT links.source, links.target, links.region, links.text_offset, links.anchor, links.external FROM links "
         "JOIN pages ON pages.url = links.source WHERE pages.gone = 0 AND pages.status = 200"
     ):
-        if (source, target) in hidden:
+        if hidden and (source, target) in hidden:
             continue
-        i = index.get(source)
-        if i is not None and region == "content" and offset is not None:
+        i, in_content = index.get(source), region == "content"
+        if i is not None and in_content and offset is not None:
             spans.extend((i, offset, offset + len(anchor or "")))  # no anchor inside any link
-        j = None if external else index.get(resolve.get(target, target))
-        if j is None or resolve.get(source, source) == corpus.urls[j]:
+        j = None if external else node.get(target)
+        if j is None or node.get(source) == j:
             continue
-        if region == "content":
-            linked_from_content.add(j)
+        if in_content:  # from any live page's content, listings included
             corpus.inbound_anchors.append(j, anchor or "")
-        if i is None:
-            continue
-        (content if region == "content" else template).append(i * len(rows) + j)
+        if i is not None:
+            (content if in_content else template).append(i * len(rows) + j)
     corpus.content_codes = distinct(np.frombuffer(content, dtype=np.int64))
     template_codes = distinct(np.frombuffer(template, dtype=np.int64))
     corpus.template_codes = template_codes[~among(template_codes, corpus.content_codes)]
@@ -285,9 +283,10 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
     page, start, end = np.frombuffer(spans, dtype=np.int64).reshape(-1, 3).T
     corpus.link_spans = Spans.of(len(rows), page, start, end)
     nav_inbound = np.bincount(corpus.template_codes % len(rows), minlength=len(rows)).tolist()
+    linked_from_content = np.bincount(np.frombuffer(corpus.inbound_anchors.targets, dtype=np.int64), minlength=len(rows)).tolist()
     corpus.orphans = [
         {"url": url, "title": corpus.titles[j], "depth": corpus.depths[j], "sitemap_only": bool(column["sitemap_only"][j]),
          "template_inbound": nav_inbound[j]}
-        for j, url in enumerate(corpus.urls) if j not in linked_from_content
+        for j, url in enumerate(corpus.urls) if not linked_from_content[j]
     ]
     return corpus
