@@ -42,7 +42,7 @@ from scipy import sparse
 from scipy.sparse import csgraph
 
 from analysis.export import SUGGESTIONS, replace_table
-from analysis.load import distinct, page_titles, resolver
+from analysis.load import distinct, page_titles, resolved_rows, resolver
 from linkspider.db import add_missing_columns
 
 DAMPING = 0.85
@@ -150,7 +150,7 @@ def load_graph(db: sqlite_utils.Database) -> Graph:
     urls = [row["url"] for row in rows]
     titles = page_titles([row["title"] for row in rows], [row["h1"] for row in rows], urls)
     index = {url: i for i, url in enumerate(urls)}
-    node = {url: index[target] for url, target in resolve.items() if target in index}  # a crawled URL -> the live page it is
+    node = resolved_rows(resolve, index)
     pages, codes, kinds = len(urls), array("q"), array("b")  # kind: 2 if from the content, + 1 if it passes PageRank
     for source, target, kind in db.execute(
         "SELECT links.source, links.target, 2 * (links.region = 'content') + NOT (links.nofollow OR coalesce(pages.nofollow, 0)) "

@@ -201,6 +201,12 @@ def resolver(db: sqlite_utils.Database) -> dict[str, str]:
     return resolved
 
 
+def resolved_rows(resolve: dict[str, str], index: dict[str, int]) -> dict[str, int]:
+    """Each crawled URL that resolves (resolver) to a page of the index, with that page's row: a link's two ends in
+    one look-up each."""
+    return {url: index[target] for url, target in resolve.items() if target in index}
+
+
 def page_titles(titles: list[str | None], headings: list[str | None], urls: list[str]) -> list[str | None]:
     """Each page's own title: <title> without the site name it shares with many pages, else its h1, else its URL.
 
@@ -257,7 +263,7 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
         code_spans=Spans.per_page([json.loads(spans) if spans else [] for spans in column["code_spans"]]),
     )
     index = corpus.index
-    node = {url: index[target] for url, target in resolve.items() if target in index}  # a crawled URL -> the candidate it is
+    node = resolved_rows(resolve, index)
     template, content = array("q"), array("q")  # pair codes linked from outside the content (some from it too), from it
     spans = array("q")  # page, start, end of each content link of a candidate page
     for source, target, region, offset, anchor, external in db.execute(
