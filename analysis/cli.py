@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "onnx-int8 (that export quantised to int8: faster, slightly different vectors) "
                              f"(default: auto, torch with --device cuda, else {DEFAULT_BACKEND})")
     parser.add_argument("--no-progress", action="store_true",
-                        help="no progress on stderr (the embedding progress bar, each later stage as it starts)")
+                        help="no progress on stderr (the progress bars of the embedding and the anchor search, each later stage as it starts)")
     parser.add_argument("--approved-only", action="store_true",
                         help="measure the impact of the approved suggestions only (default: pending and approved)")
     backtest = parser.add_argument_group("backtest: hide some editorial links, count how many come back")

@@ -92,13 +92,15 @@ def direction(corpus: Corpus, sources: np.ndarray, targets: np.ndarray) -> np.nd
 
 
 def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_page: int,
-         max_per_target: int | None = None) -> tuple[list[Suggestion], dict[int, int], int]:
-    """The review queue (best first), the hubs (target -> suggestions it wanted) and the per-target cap used.
+         max_per_target: int | None = None, progress: bool = False) -> tuple[list[Suggestion], dict[int, int], int]:
+    """The review queue (best first), the hubs (target -> suggestions it wanted) and the per-target cap used; with
+    progress, a bar of the candidates searched for anchors on stderr (a minute at 100,000 pages, the longest stage
+    after embedding).
 
     With no max_per_target, the cap is the largest that keeps every target within MAX_TARGET_SHARE
     of the queue, but not below MIN_CAP: on a small site 2% of the queue is less than one suggestion.
     """
-    ranked = _scored(corpus, candidates, finder, max_per_page)
+    ranked = _scored(corpus, candidates, finder, max_per_page, progress)
     if max_per_target is None:
         per_source = np.bincount(candidates.source, minlength=len(corpus)) if len(candidates) else np.zeros(0, dtype=np.int64)
         cap = max(MIN_CAP, int(MAX_TARGET_SHARE * int(np.minimum(per_source, max_per_page).sum())))
@@ -115,7 +117,7 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
         return _with_contexts(corpus, queue.suggestions(queue.order)), hubs, cap
 
 
-def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_page: int) -> Ranked:
+def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_page: int, progress: bool) -> Ranked:
     """Every candidate scored (see the module docstring), in queue order, with the anchors of each source's first
     max_per_page: the queue takes few others (after a target is full), whose anchors are found again (keeping).
     All of them held at once were rank's peak (41 bytes a candidate, 182 MB at 100,000 synthetic pages)."""
@@ -123,10 +125,14 @@ def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_pe
               + NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
               + DIRECTION_WEIGHT * direction(corpus, candidates.source, candidates.target))
     anchored: list[tuple[np.ndarray, Found]] = []
-    for rows, found in finder.search_blocks(candidates.source, candidates.target):  # each block holds whole sources
-        scores[rows] += ANCHOR_WEIGHT * found.best + NAME_SAID_WEIGHT * found.name_said
-        first = _firsts(candidates.source[rows], candidates.target[rows], scores[rows], max_per_page)
-        anchored.append((rows[first], found[first]))
+    from tqdm import tqdm  # here: the commands' --help need not import it
+
+    with tqdm(total=len(candidates), desc="Anchors", unit="pair", unit_scale=True, disable=not progress) as bar:
+        for rows, found in finder.search_blocks(candidates.source, candidates.target):  # each block holds whole sources
+            scores[rows] += ANCHOR_WEIGHT * found.best + NAME_SAID_WEIGHT * found.name_said
+            first = _firsts(candidates.source[rows], candidates.target[rows], scores[rows], max_per_page)
+            anchored.append((rows[first], found[first]))
+            bar.update(len(rows))
     rows = np.concatenate([np.zeros(0, dtype=np.int64), *(rows for rows, _ in anchored)])
     by_row = np.argsort(rows)
     return Ranked(corpus, candidates, rows[by_row], Found.joined([found for _, found in anchored])[by_row], finder, scores,
