@@ -212,6 +212,7 @@ class AnchorFinder:
         self.corpus = corpus
         self.keywords = keywords
         self.common = keywords.idf_of_share(COMMON_SHARE)  # a phrase must hold a rarer word than this
+        self.topics = keywords.topic_terms(TOPIC_TERMS)  # taken now: nothing past here needs the keyword matrix
         self.names = page_names(corpus.titles)  # for the title fallback; the terms keep a series label's words
         self.said_names = page_names_of([(page, name) for page, name in enumerate(self.names) if len(_words(name)) >= NAME_SAID_WORDS],
                                         len(corpus), keywords)
@@ -318,11 +319,10 @@ class AnchorFinder:
         title_word = among(link_codes, ordered)  # an anchor word that is a title word counts once: as the title or the anchor
         link_weights[title_word] = np.maximum(0, link_weights[title_word]
                                               - title_weights[by_code[np.searchsorted(ordered, link_codes[title_word])]])
-        topic = [self.keywords.top_terms(target, TOPIC_TERMS) for target in targets.tolist()]
-        topic_codes = np.concatenate([np.repeat(targets, [len(ids) for ids, _ in topic]) * columns
-                                      + np.concatenate([np.zeros(0, dtype=np.int64), *(ids for ids, _ in topic)]), link_codes])
-        topic_weights = np.concatenate([TOPIC_WEIGHT * np.concatenate([np.zeros(0, dtype=np.float32), *(weights for _, weights in topic)]),
-                                        link_weights])
+        starts, topic_ids, topic_weights = self.topics
+        topic, at = run_items(starts[targets], starts[targets + 1] - starts[targets])
+        topic_codes = np.concatenate([targets[topic] * columns + topic_ids[at], link_codes])
+        topic_weights = np.concatenate([TOPIC_WEIGHT * topic_weights[at], link_weights])
         topic_codes, place = np.unique(topic_codes, return_inverse=True)  # a topic word said in anchors: both weights
         topic_weights = np.bincount(place, weights=topic_weights, minlength=len(topic_codes))
         topic_owner, topic_ids = np.divmod(topic_codes, columns)

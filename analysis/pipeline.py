@@ -107,8 +107,9 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
     threshold = options.threshold if options.threshold is not None else default_threshold(db, options.model)
     candidates, cannibalised, keywords, embedded = _candidates(db, corpus, options, threshold, timings, excluded)
     with timed(timings, "rank+anchor", options.progress):
-        queue, hubs, cap = rank(corpus, candidates, AnchorFinder(corpus, keywords), options.max_per_page, options.max_per_target,
-                                options.progress)
+        finder = AnchorFinder(corpus, keywords)
+        keywords.drop_matrix()  # the finder took what it needs of it
+        queue, hubs, cap = rank(corpus, candidates, finder, options.max_per_page, options.max_per_target, options.progress)
     return Proposal(queue, hubs, cannibalised, threshold, cap, embedded, len(corpus) > KEYWORD_NEIGHBOURS_LIMIT)
 
 

@@ -518,15 +518,15 @@ def corpus_profile(corpus: Any, instrumented: InstrumentedPropose) -> dict[str, 
     rank's shortlist; rank's RSS growth per source is mostly AnchorFinder's token cache.
     """
     seen, report = instrumented.seen, instrumented.report
-    keywords, pages = seen["keywords"], len(corpus)
-    share = np.bincount(keywords.matrix.indices, minlength=keywords.matrix.shape[1]) / pages
+    pages = len(corpus)
+    share = seen["matrix"]["pages_a_term"] / pages
     candidates, sources = len(seen["candidates"][0]), seen["sources"]
     rank = report["rank + AnchorFinder"]
     return {
         "mean_words": round(float(np.mean([len(text.split()) for text in corpus.texts])), 1),
         "mean_chars": round(float(np.mean([len(text) for text in corpus.texts]))),
         "title_words": round(float(np.mean([len(title.split()) for title in corpus.titles])), 2),
-        "tfidf_terms_per_page": round(keywords.matrix.nnz / pages, 1),
+        "tfidf_terms_per_page": round(seen["matrix"]["nonzeros"] / pages, 1),
         "terms_on_over_30pct": int((share > 0.3).sum()), "terms_on_5_to_30pct": int(((share > 0.05) & (share <= 0.3)).sum()),
         "sum_df_squared": round(float((share ** 2).sum()), 1),
         "mentions_per_page": round(len(seen["every_source"][1]) / pages, 2),
@@ -558,7 +558,7 @@ def approximate_recall(vectors: np.ndarray, indices: np.ndarray, queries: int, s
             "exact_search_s": round(seconds, 2)}
 
 
-def pair_nonzeros(keywords: Any, neighbour_lists: list[np.ndarray], mentions: np.ndarray) -> dict[str, int]:
+def pair_nonzeros(matrix: Any, neighbour_lists: list[np.ndarray], mentions: np.ndarray) -> dict[str, int]:
     """The pairs find_candidates scores for every source, and the TF-IDF non-zeros it gathers for them.
 
     Keywords.similarity forms matrix[sources] and matrix[targets], one sparse row per pair each (and
@@ -567,13 +567,13 @@ def pair_nonzeros(keywords: Any, neighbour_lists: list[np.ndarray], mentions: np
     """
     from analysis.load import distinct
 
-    pages = keywords.matrix.shape[0]
+    pages = matrix.shape[0]
     codes = [mentions]  # pair codes already
     for indices in neighbour_lists:
         rows = np.arange(len(indices))[:, None]
         codes.append((rows * pages + indices)[(indices >= 0) & (indices != rows)])
     pairs = distinct(np.concatenate(codes))
-    row_nonzeros = np.diff(keywords.matrix.indptr)
+    row_nonzeros = np.diff(matrix.indptr)
     return {"pairs": len(pairs), "nonzeros": int(row_nonzeros[pairs // pages].sum() + row_nonzeros[pairs % pages].sum())}
 
 
@@ -627,6 +627,11 @@ class InstrumentedPropose:
                 with stage(report, "Keywords.mentions"):
                     seen["mentions"] = super().mentions(titles, *args, **kwargs)
                 return seen["mentions"]
+
+            def drop_matrix(self) -> None:  # what the figures read of the matrix, taken before propose frees it
+                seen["matrix"] = {"nonzeros": int(self.matrix.nnz), "gathered": pair_nonzeros(self.matrix, *seen["every_source"]),
+                                  "pages_a_term": np.bincount(self.matrix.indices, minlength=self.matrix.shape[1])}
+                super().drop_matrix()
 
         def candidates(*args: Any, **kwargs: Any) -> Any:
             bound = inspect.signature(real["find_candidates"]).bind(*args, **kwargs)
@@ -725,14 +730,14 @@ def run_stages(args: argparse.Namespace) -> None:
         PEAKS.read()
         peak, seen = PEAKS.process, instrumented.seen  # before the vectors are read back for the figures below
         vectors = np.load(kept)
-    gathered = pair_nonzeros(seen["keywords"], *seen["every_source"])
+    gathered = seen["matrix"]["gathered"]
     keywords, by_meaning = seen["keywords"], seen["by_meaning"]
     result: dict[str, Any] = {
         "pages": args.pages, "seed": args.seed, "code": code, "clusters": site.clusters, "super_topics": site.supers,
         "corpus": built[CORPUS_STAGE], "stages": instrumented.report, "propose_timings": {k: round(v, 3) for k, v in timings.items()},
         "total_s": round(total, 2), "peak_rss_mb": round(peak, 1),
         "index": "flat (exact)" if args.pages <= EXACT_LIMIT else "IVF-Flat",
-        "profile": corpus_profile(corpus, instrumented), "vocabulary": len(keywords.vocabulary), "tfidf_nonzeros": int(keywords.matrix.nnz),
+        "profile": corpus_profile(corpus, instrumented), "vocabulary": len(keywords.vocabulary), "tfidf_nonzeros": seen["matrix"]["nonzeros"],
         "content_links": len(corpus.content_codes), "template_links": len(corpus.template_codes),
         "mentions": len(seen["every_source"][1]), "candidates": len(seen["candidates"][0]), "cannibalised": len(proposal.cannibalised),
         "queue": len(proposal.queue), "hubs": len(proposal.hubs), "threshold": proposal.threshold,
@@ -881,12 +886,12 @@ def bench_real(args: argparse.Namespace) -> list[dict[str, Any]]:
             instrumented = InstrumentedPropose(lambda: vectors, 1.0)
             proposal, _, total = instrumented.run(corpus)
         seen = instrumented.seen
-        gathered = pair_nonzeros(seen["keywords"], *seen["every_source"])
+        gathered = seen["matrix"]["gathered"]
         results.append({
             "label": path.name, "pages": len(corpus), "stages": instrumented.report, "total_s": round(total, 2),
             "peak_rss_mb": round(max(figures["peak_rss_mb"] for figures in instrumented.report.values()), 1),
             "index": "flat (exact)" if len(corpus) <= EXACT_LIMIT else "IVF-Flat", "profile": corpus_profile(corpus, instrumented),
-            "vocabulary": len(seen["keywords"].vocabulary), "tfidf_nonzeros": int(seen["keywords"].matrix.nnz),
+            "vocabulary": len(seen["keywords"].vocabulary), "tfidf_nonzeros": seen["matrix"]["nonzeros"],
             "mentions": len(seen["every_source"][1]), "candidates": len(seen["candidates"][0]), "queue": len(proposal.queue),
             "sources": seen["sources"], "pairs": gathered["pairs"], "pair_row_nonzeros": gathered["nonzeros"],
             "neighbour_similarity": neighbour_profile(vectors, seen["by_meaning"], np.random.default_rng(1)),

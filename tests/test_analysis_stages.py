@@ -713,6 +713,23 @@ def test_the_anchor_search_in_blocks_on_threads_finds_what_one_search_finds(tmp_
             assert np.array_equal(getattr(found, name), getattr(whole, name)), name
 
 
+def test_the_anchor_search_finds_the_same_once_the_keyword_matrix_is_dropped(tmp_path: Path) -> None:
+    """propose frees the TF-IDF matrix before rank, the stage of the peak: the finder takes each page's topic words
+    when it is made, and nothing of its search reads the matrix after."""
+    corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
+    keywords = Keywords(corpus.texts, corpus.titles)
+    pairs = Candidates.of(every_pair(corpus, keywords))
+    expected = AnchorFinder(corpus, keywords).search_all(pairs.source, pairs.target)
+    finder = AnchorFinder(corpus, keywords)
+    keywords.drop_matrix()
+    with pytest.raises(AttributeError):
+        keywords.nearest(3)
+    found = finder.search_all(pairs.source, pairs.target)
+    assert (expected.starts[:, 0] >= 0).sum() > 100
+    for name in ("starts", "ends", "strengths", "best", "name_said"):
+        assert np.array_equal(getattr(found, name), getattr(expected, name)), name
+
+
 def test_the_title_is_the_anchor_when_the_source_never_mentions_the_target(tmp_path: Path) -> None:
     built = blog_site(tmp_path / "lorem.db", SLUGS[:10], links=False)
     built.page("/lorem/", LOREM_TITLE, LOREM)
