@@ -36,6 +36,7 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 
 import numpy as np
+from tqdm import tqdm
 
 from analysis.anchors import Anchor, AnchorFinder, Found, anchor_options, with_context
 from analysis.candidates import Candidates
@@ -125,8 +126,6 @@ def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_pe
               + NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
               + DIRECTION_WEIGHT * direction(corpus, candidates.source, candidates.target))
     anchored: list[tuple[np.ndarray, Found]] = []
-    from tqdm import tqdm  # here: the commands' --help need not import it
-
     with tqdm(total=len(candidates), desc="Anchors", unit="pair", unit_scale=True, disable=not progress) as bar:
         for rows, found in finder.search_blocks(candidates.source, candidates.target):  # each block holds whole sources
             scores[rows] += ANCHOR_WEIGHT * found.best + NAME_SAID_WEIGHT * found.name_said
