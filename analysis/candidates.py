@@ -100,9 +100,12 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     duplicate = related & (similarity > max_similarity)
     keep = (related & ~duplicate & ~among(pairs, corpus.content_codes) & ~among(pairs, pair_codes(excluded, pages))
             & ~corpus.listings[sources])
-    candidates = Candidates(sources[keep], targets[keep], similarity[keep], keywords.similarity(sources[keep], targets[keep]),
-                            among(pairs[keep], corpus.template_codes), mentioned[keep])
     first, second = np.minimum(sources, targets)[duplicate], np.maximum(sources, targets)[duplicate]
     unique, where = np.unique(first * pages + second, return_index=True)
     cannibalised = list(zip((unique // pages).tolist(), (unique % pages).tolist(), similarity[duplicate][where].tolist()))
-    return candidates, cannibalised
+    # the columns of every pair go before the kept pairs' keyword similarities: at 100,000 pages this stage's peak
+    # over what it is given, 395 -> 329 MB (tracemalloc; BENCHMARKS.md, "Analysis")
+    source, target, similarity, mentioned = sources[keep], targets[keep], similarity[keep], mentioned[keep]
+    template_linked = among(pairs[keep], corpus.template_codes)
+    del pairs, sources, targets
+    return Candidates(source, target, similarity, keywords.similarity(source, target), template_linked, mentioned), cannibalised
