@@ -32,6 +32,10 @@ MAX_LINK_DENSITY = 0.15
 # page) but is never a source: its text is generated, with no sentence to put a link in. Anchors
 # shorter than this are left out of that count ("Home", "Next" are found in any text).
 LISTED_ANCHOR_CHARS = 12
+# A line of main text found word for word on this many pages or more is the site's template (a release post's closing
+# lines, a help popup the extractor kept), no place for an editor's link: the backtest counts a sentence that links
+# one target from three pages boilerplate the same way.
+TEMPLATE_LINE_PAGES = 3
 TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014-]\s+")  # "Post title | Site name", "Post - Site"
 URL_DATE = re.compile(r"/((?:19|20)\d{2})/(0[1-9]|1[0-2])/(?:(0[1-9]|[12]\d|3[01])/)?")  # /2023/07/13/post.html, /2023/07/post/
 
@@ -146,12 +150,15 @@ class Corpus:
     inbound_anchors: InboundAnchors = field(default_factory=InboundAnchors)  # of every content link to a page
     headings: list[str] = field(default_factory=list)  # per page: its main content's headings, one a line (empty: none known)
     code_spans: Spans | None = None  # per page: (start, end) of its code blocks in its text; None: none
+    template_spans: Spans | None = None  # per page: (start, end) of its template_lines; None: none
 
     def __post_init__(self) -> None:
         if self.listings is None:
             self.listings = np.zeros(len(self.urls), dtype=bool)
         if self.code_spans is None:
             self.code_spans = Spans.empty(len(self.urls))
+        if self.template_spans is None:
+            self.template_spans = Spans.empty(len(self.urls))
 
     def __len__(self) -> int:
         return len(self.urls)
@@ -229,6 +236,25 @@ def url_date(url: str) -> str | None:
     return None if match is None else "-".join(part for part in match.groups() if part)
 
 
+def template_lines(texts: list[str]) -> Spans:
+    """Per text, the (start, end) of each of its lines that TEMPLATE_LINE_PAGES texts or more hold word for word.
+    Lines are counted by their hashes: a table of the lines themselves would hold a copy of every text."""
+    hashes = array("q")
+    for text in texts:
+        hashes.extend({hash(line) for line in text.split("\n")})
+    values, pages = np.unique(np.frombuffer(hashes, dtype=np.int64), return_counts=True)
+    repeated = set(values[pages >= TEMPLATE_LINE_PAGES].tolist())
+    spans = array("q")  # text, start, end
+    for page, text in enumerate(texts):
+        start = 0
+        for line in text.split("\n"):
+            if hash(line) in repeated and line.strip():
+                spans.extend((page, start, start + len(line)))
+            start += len(line) + 1
+    page, start, end = np.frombuffer(spans, dtype=np.int64).reshape(-1, 3).T
+    return Spans.of(len(texts), page, start, end)
+
+
 def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tuple[str, str]] = frozenset()) -> Corpus:
     """Read candidate pages and their resolved links; `hidden` (source, target) URL pairs are treated as unlinked."""
     resolve = resolver(db)
@@ -262,6 +288,7 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
         headings=[text or "" for text in column["headings"]],
         code_spans=Spans.per_page([json.loads(spans) if spans else [] for spans in column["code_spans"]]),
     )
+    corpus.template_spans = template_lines(corpus.texts)
     index = corpus.index
     node = resolved_rows(resolve, index)
     template, content = array("q"), array("q")  # pair codes linked from outside the content (some from it too), from it

@@ -3,9 +3,10 @@
 A window is 2-6 words inside one sentence, joined only by spaces (or - . /), with no stop word at
 either end, not splitting what a reader sees as one word ("1.32.0", "crates.io") and holding two
 such words at least ("Rust 1.32.0", not "1.32.0" alone: the issue's 2-6 words), outside the
-page's existing links and code blocks (no link goes inside code) and outside a sentence that only
-repeats the page's own title. Several pages are laid end to end as one set of arrays, so the anchor
-search works on many sources per numpy call; no window crosses from one page into the next.
+page's existing links, its code blocks (no link goes inside code) and the site's template lines
+(the same line on three pages or more), and outside a sentence that only repeats the page's own
+title. Several pages are laid end to end as one set of arrays, so the anchor search works on many
+sources per numpy call; no window crosses from one page into the next.
 """
 
 from __future__ import annotations
@@ -113,14 +114,14 @@ def _own_title_words(corpus: Corpus, keywords: Keywords, pages: list[int], keys:
 
 
 def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:
-    """Words no anchor may hold: overlapping an existing link or a code block, or inside a sentence that only repeats
-    the page's own title. Each such span covers a run of its page's words, found by binary search on keys
+    """Words no anchor may hold: overlapping an existing link, a code block or a line of the site's template
+    (load.template_lines), or inside a sentence that only repeats the page's own title. Each such span covers a run of its page's words, found by binary search on keys
     (page, offset) for all the pages' spans at once."""
     titled = [(place, start, end) for place, page in enumerate(pages)  # (page's place in pages, start, end)
               for start, end in _title_sentences(corpus.texts[page], corpus.titles[page].strip().lower())]
     titled = np.array(titled, dtype=np.int64).reshape(-1, 3)
-    (link_place, links), (code_place, codes) = corpus.link_spans.in_pages(pages), corpus.code_spans.in_pages(pages)
-    linked = np.column_stack([np.concatenate([link_place, code_place]), np.concatenate([links, codes])])
+    places, spans = zip(*(kind.in_pages(pages) for kind in (corpus.link_spans, corpus.code_spans, corpus.template_spans)))
+    linked = np.column_stack([np.concatenate(places), np.concatenate(spans)])
     place = np.repeat(np.arange(len(pages), dtype=np.int64), tokens.counts)
     starts, ends = _keys(place, tokens.starts), _keys(place, tokens.ends)
     first = np.concatenate([np.searchsorted(ends, _keys(linked[:, 0], linked[:, 1]), "right"),  # words ending after the start

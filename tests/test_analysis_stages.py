@@ -28,7 +28,8 @@ from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, 
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
 from analysis.phrases import MIN_WORDS, phrases_of
-from analysis.load import LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes
+from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes,
+                           template_lines)
 from analysis.score import Suggestion, rank
 from analysis.words import PHRASE_JOINERS, WORD, Vocabulary, is_stop_word, terms
 from conftest import ROOT
@@ -607,19 +608,21 @@ def test_the_default_hub_cap_keeps_every_target_within_its_share(ranked_site: tu
 
 def test_the_same_anchor_points_at_a_target_from_two_pages_at_most(tmp_path: Path) -> None:
     built = blog_site(tmp_path / "twins.db", SLUGS, links=False)
-    twins = [built.post(f"/blog/zz-twin-{n}/", "aeropress-recipes") for n in (1, 2)]  # the same text as /blog/aeropress-recipes/
+    original = prose("aeropress-recipes")
+    twins = [built.page(f"/blog/zz-twin-{n}/", original.title, "\n".join(f"{line} Twin {n}." for line in original.text.split("\n")))
+             for n in (1, 2)]  # the words of /blog/aeropress-recipes/, each line ended apart (a line on three pages is template)
     corpus = built.corpus()
     keywords = Keywords(corpus.texts)
     finder = AnchorFinder(corpus, keywords)
     sources = [corpus.urls.index(url("/blog/aeropress-recipes/")), *(corpus.urls.index(twin) for twin in twins)]
     target = next(t for t in range(len(corpus)) if t not in sources and finder.anchors(sources[0], t)[0].source == "text")
-    options = finder.anchors(sources[0], target)
-    assert all(finder.anchors(source, target) == options for source in sources)  # left alone, all would take one anchor
+    options = [anchor.text for anchor in finder.anchors(sources[0], target)]
+    assert all([anchor.text for anchor in finder.anchors(source, target)] == options for source in sources)  # alone, all would take one
     candidates = [Candidate(source=s, target=target, similarity=0.6, lexical=0.1, template_linked=False) for s in sources]
     queue, _ = ranked(corpus, candidates, finder, 4, 4)
-    anchors = {item.source: item.anchor for item in queue}
+    anchors = {item.source: item.anchor.text for item in queue}
     assert anchors[sources[0]] == anchors[sources[1]] == options[0] and score.SAME_ANCHOR_PAGES == 2
-    assert anchors[sources[2]] == next(anchor for anchor in options if anchor.text.lower() != options[0].text.lower())
+    assert anchors[sources[2]] == next(text for text in options if text.lower() != options[0].lower())
 
 
 def test_queue_anchors_repeat_on_two_pages_at_most_and_stay_apart_per_source(tmp_path: Path) -> None:
@@ -865,6 +868,37 @@ def test_a_crawl_made_before_headings_and_code_blocks_were_kept_loads_without_th
     site.db.execute("ALTER TABLE pages DROP COLUMN code_spans")
     corpus = site.corpus(min_words=1)
     assert (corpus.headings, list(corpus.code_spans)) == (["", ""], [[], []])
+
+
+def test_a_line_three_pages_hold_word_for_word_is_the_sites_template(site: Site) -> None:
+    """A line on three pages is template (a popup the extractor kept, a release post's closing lines); a line on two
+    pages, or twice on one, is not, nor is a blank line."""
+    popup = "Press Esc to hide this help"
+    site.page("/a/", "Alpha", f"Alpha text about widgets.\n{popup}\n\nMore on widgets.\n{popup}")
+    site.page("/b/", "Beta", f"{popup}\nBeta text about gadgets.\nShared by two.\n\nBeta again.")
+    site.page("/c/", "Gamma", f"Gamma text about gizmos.\nShared by two.\n\n{popup}")
+    site.page("/d/", "Delta", "Delta text about doodads.\nOnly here.\nOnly here.\n\nDone.")
+    texts = site.corpus(min_words=1).texts
+    spans = [[(start, start + len(popup)) for start in range(len(text)) if text.startswith(popup, start)] for text in texts]
+    assert list(site.corpus(min_words=1).template_spans) == spans
+    assert [len(own) for own in spans] == [2, 1, 1, 0]
+
+
+def test_an_anchor_is_never_taken_from_a_template_line() -> None:
+    """The same line on three pages is the site's template, not a sentence an editor wrote: no anchor comes from it,
+    however well it names the target."""
+    footer = "Read our guide to brew water and minerals."
+    titles = ["Setting up", "Making Your Own Brew Water", *(f"Tea page {i}" for i in range(18))]
+    def text_anchors(pages_with_footer: int) -> list[str]:
+        texts = [f"Set the kettle up first and read its manual twice.\n{footer}",
+                 "Most of a cup is water, so the minerals in your brew water shape how the coffee tastes.",
+                 *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}."
+                   + (f"\n{footer}" if i < pages_with_footer - 1 else "") for i in range(18))]
+        corpus = plain_corpus(texts, titles, template_spans=template_lines(texts))
+        finder = AnchorFinder(corpus, Keywords(texts, titles))
+        return [anchor.text for anchor in finder.anchors(0, 1) if anchor.source == "text"]
+    assert text_anchors(2) == ["brew water"]  # on two pages: prose
+    assert text_anchors(3) == []
 
 
 def test_a_series_label_that_starts_three_titles_is_left_out_of_the_name() -> None:
