@@ -33,6 +33,7 @@ OPEN, SEP, CLOSE, CODE = "\u27e6", "\u205e", "\u27e7", "code"
 _MARKED = re.compile(f"{OPEN}(\\d+|{CODE}){SEP}(.*?){CLOSE}", re.DOTALL)
 # The extractor's elements whose text a <code> inside may be inline ("call <code>spawn</code> to ...").
 _INLINE_PARENTS = {"p", "item", "cell", "head", "hi", "quote", "del"}
+_SOURCE_BREAK = re.compile(r"[ \t\r]*\n[ \t\r\n]*")  # a line break of the HTML source, with the spaces around it
 
 STRIPPED_CHARS = 2000
 _LANDMARK_TAGS = {"nav": "nav", "header": "header", "footer": "footer", "aside": "aside"}
@@ -109,10 +110,24 @@ def main_content(root: HtmlElement) -> MainContent:
         if index.isdigit():
             _bracket_link(ref, index)
     etree.strip_tags(body, "ref")
-    for code in _code_blocks(body):
+    code_blocks = _code_blocks(body)
+    _unwrap(body, code_blocks)
+    for code in code_blocks:
         _bracket_code(code)
     headings = [" ".join(_MARKED.sub(r"\2", "".join(head.itertext())).split()) for head in body.iter("head")]
     return _strip_markers(xmltotxt(body, include_formatting=False), [heading for heading in headings if heading])
+
+
+def _unwrap(body: etree._Element, code_blocks: list[etree._Element]) -> None:
+    """Join the lines of the HTML source inside each block, code blocks aside: a browser shows a line break there as
+    a space, and the text keeps a paragraph on one line (a line break ends a sentence: sentences.py). Hard-wrapped
+    HTML (Markdown rendered line for line) otherwise cut sentences, contexts and anchors at every wrap."""
+    verbatim = {node for code in code_blocks for node in code.iter()}
+    for element in body.iter():
+        if element.text and element not in verbatim:
+            element.text = _SOURCE_BREAK.sub(" ", element.text)
+        if element.tail and element.getparent() not in verbatim:  # a code block's own tail is outside it
+            element.tail = _SOURCE_BREAK.sub(" ", element.tail)
 
 
 def _bracket_link(element: etree._Element, mark: str) -> None:

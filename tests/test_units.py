@@ -239,6 +239,21 @@ def test_nested_markup_inside_a_content_link() -> None:
     assert page.main_text[link.text_offset:link.text_offset + len(link.anchor)] == "fine grounds"
 
 
+def test_a_paragraph_wrapped_in_the_html_source_is_one_line_of_the_main_text() -> None:
+    """A line break of the HTML source inside a paragraph is a space to a reader (Markdown rendered line for line):
+    the sentence, its link's context and the words around the wrap stay together. A code block keeps its lines."""
+    page = parse(document(extra=(
+        "<p>The regex crate is maintained by the Rust project and is the recommended way to use\n"
+        "    <a href='/regular/'>regular\nexpressions</a> in Rust,\r\n  with a guarantee of linear time searches.</p>"
+        "<pre><code>fn main() {\n    let grind = size();\n}\n</code></pre>")))
+    sentence = ("The regex crate is maintained by the Rust project and is the recommended way to use regular expressions "
+                "in Rust, with a guarantee of linear time searches.")
+    assert sentence + "\nfn main() {\n    let grind = size();\n}" in page.main_text
+    link = link_to(page, "https://example.com/regular/")
+    assert (link.anchor, link.context) == ("regular expressions", sentence)
+    assert page.main_text[link.text_offset:].startswith("regular expressions in Rust")
+
+
 def test_code_blocks_are_marked_in_the_main_text_and_leave_it_as_it_was() -> None:
     """A <pre> block's span, to its last visible character; inline code is prose ("Call grind() first"); a block with
     links (an embedded tweet the extractor takes for code) is none, and its links keep their offsets."""
