@@ -167,6 +167,16 @@ class Found:
         for field in fields(self):
             getattr(self, field.name)[rows] = getattr(part, field.name)
 
+    def lead_with(self, row: int, start: int, end: int) -> None:
+        """Make the span the pair's first anchor, at the strength of its strongest window, the others that do not
+        overlap it after."""
+        starts, ends = self.starts[row], self.ends[row]
+        apart = np.flatnonzero((starts >= 0) & ((ends <= start) | (starts >= end)))[:ALTERNATIVES - 1]
+        order = [start, *starts[apart].tolist()], [end, *ends[apart].tolist()], [self.best[row], *self.strengths[row, apart].tolist()]
+        for column, values, empty in zip((self.starts, self.ends, self.strengths), order, (-1, -1, 0)):
+            column[row] = empty
+            column[row, :len(values)] = values
+
     def alternatives(self, rows: np.ndarray) -> Iterator[tuple[list[int], list[int], list[float]]]:
         """(starts, ends, strengths) of these rows' text anchors, as lists read from the arrays at once."""
         return zip(self.starts[rows].tolist(), self.ends[rows].tolist(), self.strengths[rows].tolist())
@@ -217,6 +227,7 @@ class AnchorFinder:
         self.said_names = page_names_of([(page, name) for page, name in enumerate(self.names) if len(_words(name)) >= NAME_SAID_WORDS],
                                         len(corpus), keywords)
         self.headings = cited_headings(corpus, keywords)
+        self._page_names = set(self.names)  # of the names asked of a pair, those that are a page's, not a heading
         self._names_made: dict[str, _Name] = {}  # of the names asked so far: each made once, whichever block asks it
 
     def anchors(self, source: int, target: int) -> list[Anchor]:
@@ -244,32 +255,46 @@ class AnchorFinder:
             texts = [self.corpus.texts[page] for page in pages]
             found = Found.empty(len(rows))
             asked = self._search_block(phrases_of(self.corpus, self.keywords, pages), texts, where, targets[rows], names, found)
-            found.name_said = self.names_said(sources[rows], *asked)
+            found.name_said, names_at = self.names_said(sources[rows], *asked)
+            for row, (start, end) in names_at.items():
+                found.lead_with(row, start, end)
             return rows, found
 
         with ThreadPoolExecutor(THREADS) as pool:
             yield from pool.map(search, self._blocks(sources))
 
-    def names_said(self, sources: np.ndarray, rows: np.ndarray, names: list[str]) -> np.ndarray:
+    def names_said(self, sources: np.ndarray, rows: np.ndarray, names: list[str]) -> tuple[np.ndarray, dict[int, tuple[int, int]]]:
         """Which pairs' sources write out one of the names asked of them (rows[i] is asked names[i]: the target's name
         or one of its cited_headings, NAME_SAID_WORDS words or more) word for word (case, spacing and punctuation
         aside): an editor citing the page by its name, or a part of it by its heading, the surest sign of a link.
+        And, by pair, where the source writes out the target's own name (not a heading: a source often writes several
+        headings of one target, and its editor links another), if that may be an anchor (at most MAX_WORDS words, in
+        no existing link, code block or template line): the citation is the anchor (Found.lead_with).
 
         A pair is asked only the names whose every content word its source holds (PageNames.held): a few in a
         hundred candidates, and of a target with many headings the one or two its source may cite.
         """
-        said = np.zeros(len(sources), dtype=bool)
+        said, names_at = np.zeros(len(sources), dtype=bool), {}
         made = self._names_made
-        source, text, runs = -1, "", ""
-        for row, asked in zip(rows.tolist(), names):  # by source: each text read once
+        source, text, runs, same_offsets = -1, "", "", True
+        for row, asked in zip(rows.tolist(), names):  # by source: each text read once; a pair's own name first (_joined)
             if said[row]:
                 continue
             name = made.get(asked) or made.setdefault(asked, _Name.of(asked))
             if sources[row] != source:
                 source, text = int(sources[row]), self.corpus.texts[sources[row]].lower()
-                runs = _runs(text)
-            said[row] = name.written_in(text, runs)
-        return said
+                runs, same_offsets = _runs(text), len(text) == len(self.corpus.texts[source])  # lowering kept every offset
+            at = name.written_at(text, runs)
+            said[row] = at is not None
+            if said[row] and same_offsets and len(name.words) <= MAX_WORDS and asked in self._page_names and self._open(source, *at):
+                names_at[row] = at
+        return said, names_at
+
+    def _open(self, page: int, start: int, end: int) -> bool:
+        """No existing link, code block or template line of the page overlaps text[start:end] (as phrases._blocked)."""
+        corpus = self.corpus
+        return not any(first < end and start < last for spans in (corpus.link_spans, corpus.code_spans, corpus.template_spans)
+                       for first, last in spans[page])
 
     def _blocks(self, sources: np.ndarray) -> Iterator[tuple[list[int], np.ndarray]]:
         """The pairs' sources in blocks of equal words, at most about BLOCK_WORDS, a multiple of THREADS of them so that
@@ -470,13 +495,13 @@ class _Name:
         words = tuple(_words(name))
         return cls(words, _runs(" ".join(words)))
 
-    def written_in(self, text: str, runs: str) -> bool:
-        """The lower-cased text (runs: its _runs) writes the name out. Most names asked fail a first test, that the
-        text's runs hold the name's, one after the other, which costs a substring search; the pattern, which costs a
-        compilation a name (searched for every name asked, it was most of the rank stage on artsy and 18 s of 105 at
-        100,000 synthetic pages), is searched for the others only. A text the pattern matches always passes: the match
-        starts and ends beside no word character, and its runs are the name's."""
-        return self.runs in runs and _says(self.pattern, text)
+    def written_at(self, text: str, runs: str) -> tuple[int, int] | None:
+        """Where the lower-cased text (runs: its _runs) first writes the name out, or None. Most names asked fail a
+        first test, that the text's runs hold the name's, one after the other, which costs a substring search; the
+        pattern, which costs a compilation a name (searched for every name asked, it was most of the rank stage on
+        artsy and 18 s of 105 at 100,000 synthetic pages), is searched for the others only. A text the pattern matches
+        always passes: the match starts and ends beside no word character, and its runs are the name's."""
+        return _said_at(self.pattern, text) if self.runs in runs else None
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -484,14 +509,15 @@ class _Name:
         return re.compile(r"\W+".join(re.escape(word).replace("'", "['\u2019]") for word in self.words))
 
 
-def _says(pattern: re.Pattern[str], text: str) -> bool:
-    """The pattern (lower case, starting and ending with a word) matches whole words of the lower-cased text. Searched
-    without look-arounds, which would cost the regex engine its fast scan for the first word (8x slower here)."""
+def _said_at(pattern: re.Pattern[str], text: str) -> tuple[int, int] | None:
+    """The first span where the pattern (lower case, starting and ending with a word) matches whole words of the
+    lower-cased text, or None. Searched without look-arounds, which would cost the regex engine its fast scan for the
+    first word (8x slower here)."""
     for match in pattern.finditer(text):
         start, end = match.span()
         if not _GOES_BACK.search(text, max(0, start - 2), start) and not _GOES_ON.match(text, end):
-            return True
-    return False
+            return start, end
+    return None
 
 
 def _title_seeds(pair: np.ndarray, titled: np.ndarray, occurrences: np.ndarray, whole_title: np.ndarray) -> np.ndarray:

@@ -763,6 +763,28 @@ def filler_site(site: Site, topic: str, pages: list[tuple[str, str, str]]) -> tu
     return corpus, AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles))
 
 
+def test_a_source_that_writes_out_the_targets_name_takes_it_as_the_anchor(site: Site) -> None:
+    """The name written out word for word is the editor's citation, whatever shorter phrase scores more a word; not
+    where an existing link already holds it, and not a name of more than six words (an anchor is 2-6)."""
+    corpus, finder = filler_site(site, "deploys, queues and workers", [
+        ("/ambitions/", "Compiler Ambitions for 2022", "The compiler team plans incremental parsing and parallel codegen."),
+        ("/cites/", "Roadmap", "Also see the Compiler Ambitions for 2022 on incremental parsing and parallel codegen."),
+        ("/linked/", "Plans", "Also see the Compiler Ambitions for 2022 on incremental parsing and parallel codegen, again."),
+        ("/long/", "Using OCR to Fix a Hilarious Bug", "Optical character recognition found the bug."),
+        ("/cites-long/", "Office Hours", "Read Using OCR to fix a hilarious bug before the optical character recognition talk."),
+    ])
+    site.link("/linked/", "/elsewhere/", "Compiler Ambitions for 2022")
+    corpus = site.corpus()
+    finder = AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles))
+    target, cites, linked, long, cites_long = (corpus.urls.index(url(path)) for path in ("/ambitions/", "/cites/", "/linked/", "/long/", "/cites-long/"))
+    found = finder.search_all(np.array([cites, linked, cites_long]), np.array([target, target, long]))
+    assert found.name_said.tolist() == [True, True, True]
+    [cited, *_], [in_link, *_], [long_name, *_] = (finder.anchors(source, to) for source, to in ((cites, target), (linked, target), (cites_long, long)))
+    assert (cited.text, cited.source, cited.strength) == ("Compiler Ambitions for 2022", "text", found.best[0].round(4))
+    assert corpus.texts[cites][cited.offset:cited.offset + len(cited.text)] == cited.text
+    assert in_link.text != "Compiler Ambitions for 2022" and "Using OCR to fix a hilarious bug" not in long_name.text
+
+
 def test_a_title_of_common_words_names_its_page_only_where_it_is_written_out(site: Site) -> None:
     corpus, finder = filler_site(site, "pipelines, cargo and vendor options", [  # neither word names a page alone
         ("/vendor/", "cargo vendor", "The subcommand copies every dependency into a folder."),
@@ -793,10 +815,10 @@ def test_a_name_is_written_in_a_text_exactly_where_its_pattern_says_so() -> None
     for _ in range(3000):
         text = "".join(str(rng.choice(vocabulary)) + str(rng.choice(gaps)) for _ in range(int(rng.integers(1, 30)))).lower()
         name = anchors._Name.of(" ".join(str(word) for word in rng.choice(vocabulary, int(rng.integers(1, 4)))))
-        expected = anchors._says(name.pattern, text)
-        assert name.written_in(text, anchors._runs(text)) == expected, (name, text)
+        expected = anchors._said_at(name.pattern, text)
+        assert name.written_at(text, anchors._runs(text)) == expected, (name, text)
         assert anchors._runs(text + "\u2019") == anchors._runs(text)  # the regex, for any text, and the ASCII path agree
-        said += expected
+        said += expected is not None
         refused += name.runs not in anchors._runs(text)
     assert 100 < said < 2900 and refused > (3000 - said) / 2  # both answers are common; the first test gives most refusals
 
@@ -827,7 +849,7 @@ def test_a_source_that_writes_out_the_targets_name_cites_it_and_that_pair_ranks_
     found = finder.search_all(np.array(sources), np.array([target, target, target]))
     assert found.name_said.tolist() == [True, False, False]  # but only /cites/ writes out the name
     release, point, cites_release = (corpus.urls.index(url(path)) for path in ("/release/", "/point-release/", "/cites-release/"))
-    said = finder.names_said(np.array([point, cites_release]), np.array([0, 1]), ["Announcing Widget 1.26"] * 2)
+    said, _ = finder.names_said(np.array([point, cites_release]), np.array([0, 1]), ["Announcing Widget 1.26"] * 2)
     assert said.tolist() == [False, True]  # "1.26.1" and "1.2" are other versions: the name's last word goes on or stops short
     words = Candidate(source=cites, target=close, similarity=0.85, lexical=0.5, template_linked=False)  # above, but for the name
     name = Candidate(source=cites, target=target, similarity=0.3, lexical=0.1, template_linked=False)
