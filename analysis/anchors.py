@@ -20,9 +20,10 @@ names nothing. A title made only of common words ("cargo vendor" on a site where
 mentions both) names its page where it is written out word for word (a plural aside), and nowhere else.
 
 The windows of a source do not depend on the target (phrases.py finds them). The search runs on
-blocks of sources at once, as arrays, THREADS blocks at a time (numpy releases the GIL): for each
-pair, the target's terms are looked up among the source's words, and only the windows around a
-rare matched word are scored, first with an upper bound, then exactly where the bound can pass.
+blocks of sources at once, THREADS blocks at a time (numpy and the compiled loops release the GIL):
+for each pair, the target's terms are looked up among the source's words, as arrays, and only the
+windows around a rare matched word are scored (windows.py, compiled), first with an upper bound,
+then exactly where the bound can pass.
 """
 
 from __future__ import annotations
@@ -40,14 +41,12 @@ import numpy as np
 
 from analysis.index import THREADS, Keywords
 from analysis.load import Corpus, among, distinct, run_items
-from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, phrases_of
+from analysis.phrases import MAX_WORDS, Phrases, phrases_of
+from analysis.windows import choose, strong_windows
 from analysis.words import WORD, stem, terms
 from linkspider.sentences import sentence_at
 
-EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not a term of the target
 SHORTER_ANCHOR = 0.2  # per word, times the pair's best strength: the anchor shown is the window with the most strength less this
-MIN_STRENGTH = 0.3  # a phrase weaker than this is not an anchor
-BOUND_SLACK = 1e-3  # upper bounds are compared with MIN_STRENGTH less this (float32 sums, strengths rounded to 4 places)
 TOPIC_TERMS = 20  # the target's most characteristic words (TF-IDF) count beside its title
 TOPIC_WEIGHT = 1.0
 LINK_TEXT_WEIGHT = 0.75  # the words the site already links a page with, beside its title: chosen on six sites (BENCHMARKS.md, "Quality")
@@ -390,22 +389,18 @@ class AnchorFinder:
         """Fill found for the pairs (pair j: pages[j] of the phrases and texts, targets[j]); return the names and
         headings to ask of them (PageNames.held), as (pairs, names), by pair."""
         matches = self._matches(phrases, pages, names.of(targets), names.whole_title[targets])
-        first, last, pair, low = _windows(phrases, matches)
-        strength, title_only = _strengths(phrases, matches, first, last, pair, low)
-        keep = strength >= MIN_STRENGTH
-        for window in np.flatnonzero(keep & title_only).tolist():  # few: the title itself, word for word, or nothing
+        first, last, pair, strength, title_only = strong_windows(
+            matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
+            matches.whole_title, len(phrases.ids), phrases.valid, phrases.content_before, phrases.own_title_before,
+            phrases.previous_same)
+        keep = np.ones(len(first), dtype=bool)
+        for window in np.flatnonzero(title_only).tolist():  # few: the title itself, word for word, or nothing
             target, text = targets[pair[window]], texts[pages[pair[window]]]
             phrase = text[phrases.starts[first[window]]:phrases.ends[last[window]]]
             keep[window] = _same_words(phrase, self.names[target]) or _same_words(phrase, self.corpus.titles[target])
         first, last, pair, strength = first[keep], last[keep], pair[keep], strength[keep]
-        strongest = np.zeros(len(targets), dtype=np.float32)
-        np.maximum.at(strongest, pair, strength)
-        found.best[:] = strongest
-        preference = strength - SHORTER_ANCHOR * strongest[pair] * phrases.spoken_words(first, last)
-        best = _best(pair, strength, preference, phrases.starts[first], phrases.ends[last], len(targets))
-        for slot, (chosen, starts, ends, strengths) in enumerate(best):
-            found.starts[chosen, slot], found.ends[chosen, slot] = starts, ends
-            found.strengths[chosen, slot] = strengths
+        choose(pair, strength, phrases.spoken_words(first, last), phrases.starts[first], phrases.ends[last], SHORTER_ANCHOR,
+               found.best, found.starts, found.ends, found.strengths)
         pairs, asked = _joined([self.said_names.held(phrases, pages, targets), self.headings.held(phrases, pages, targets)])
         by_pair = np.argsort(pairs, kind="stable")
         return pairs[by_pair], [asked[at] for at in by_pair.tolist()]
@@ -461,9 +456,6 @@ class Matches:
     own: np.ndarray  # a word of the source's own title (Phrases.own_title)
     whole_title: np.ndarray  # per pair: TargetTerms.whole_title of its target
     words: int
-
-    def weight_before(self) -> np.ndarray:
-        return np.concatenate([[0], np.cumsum(self.weights, dtype=np.float64)])
 
 
 _GOES_ON = re.compile(r"[.'\u2019-]?\w")  # after a match: the last word goes on ("1.26" in "1.26.1", "bug" in "bug-free")
@@ -538,7 +530,7 @@ def _whole_reader_words(phrases: Phrases, codes: np.ndarray, word: np.ndarray) -
     """Which matches (sorted codes pair * words + word) lie in a word the target's terms hold whole, as a reader sees
     it: a dotted word with every content part matched, or a plain word. "1.29.2" does not name "Announcing Rust 1.29.1",
     nor "Cargo.toml" the page "Hello, Cargo!": the target's terms hold some parts of each, and the reader sees another
-    name, so no window holding one is an anchor for the pair (_strengths)."""
+    name, so no window holding one is an anchor for the pair (windows.strong_windows)."""
     words, whole = len(phrases.ids), np.ones(len(codes), dtype=bool)
     dotted = np.flatnonzero(phrases.in_dotted_words()[word])  # few: the others are whole
     held, parts = phrases.reader_words(word[dotted])
@@ -547,75 +539,6 @@ def _whole_reader_words(phrases: Phrases, codes: np.ndarray, word: np.ndarray) -
     matched = np.diff(np.append(runs, len(keys)))
     whole[dotted] = np.repeat(matched, matched) >= parts
     return whole
-
-
-def _windows(phrases: Phrases, matches: Matches) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(first word, last word, pair, first match) of the valid windows that hold a seed (a rare matched word, or a title
-    word of a whole_title target) and may reach MIN_STRENGTH; a window's matches are matches.codes[first match:] up to
-    its last word."""
-    codes, words, weight_before = matches.codes, matches.words, matches.weight_before()
-    reach = MAX_WORDS - 1  # seeds with enough matched weight around them
-    seeds = codes[matches.seeds]
-    nearby = (weight_before[np.searchsorted(codes, seeds + reach, "right")]
-              - weight_before[np.searchsorted(codes, seeds - reach, "left")])
-    seeds = seeds[nearby >= MIN_STRENGTH - BOUND_SLACK]
-    seed_word = seeds % words  # a window starts at most MAX_WORDS - 1 words before a seed
-    starts_at = np.sort(np.concatenate([seeds[seed_word >= back] - back for back in range(MAX_WORDS)]), kind="stable")
-    starts_at = starts_at[np.diff(starts_at, prepend=-1) != 0]  # the sort merges sorted runs
-    reaches = seeds[np.searchsorted(seeds, starts_at)] - starts_at + 1  # words to the next seed, itself included
-    sizes = np.arange(MIN_WORDS, MAX_WORDS + 1)
-    first = starts_at % words
-    # valid: none past the last word; take and a flat nonzero are several times faster here than fancy rows and nonzero
-    start_of, size = np.divmod(np.flatnonzero((sizes >= reaches[:, None]) & np.take(phrases.valid, first, axis=0)), len(sizes))
-    size = sizes[size]
-    # an upper bound (a repeated term counted each time), from prefix sums of the matched weights
-    low = np.searchsorted(codes, starts_at)[start_of]
-    high = np.searchsorted(codes, starts_at[start_of] + size - 1, "right")
-    first, pair = first[start_of], starts_at[start_of] // words
-    last = first + size - 1
-    bound = weight_before[high] - weight_before[low] + EXTRA_WORD_PENALTY * (high - low - _content(phrases, first, last))
-    keep = bound >= MIN_STRENGTH - BOUND_SLACK
-    return first[keep], last[keep], pair[keep], low[keep]
-
-
-def _content(phrases: Phrases, first: np.ndarray, last: np.ndarray) -> np.ndarray:
-    """Words of each window that are not stop words."""
-    return (phrases.content_before[last + 1] - phrases.content_before[first]).astype(np.float32)
-
-
-def _strengths(phrases: Phrases, matches: Matches, first: np.ndarray, last: np.ndarray, pair: np.ndarray,
-               low: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The strength of each window for its pair (each target term once, less EXTRA_WORD_PENALTY per other word), 0 for a
-    window that holds no rare word and not every title word of a whole_title target, that holds a dotted word the
-    target names only in part (Matches.partial), or whose words of the target are all words of its own page's title,
-    some of them not the target's title words ("cargo doc" on the page of `cargo doc` names that page, not `cargo
-    build`, whose topic words hold "doc"), or that says nothing but words of its own page's title, not all the
-    target's ("February 2023" in the February 2023 plans); and which windows hold no rare word (their strength stands
-    only if they are the title: see _same_words)."""
-    content = _content(phrases, first, last)
-    strength = -EXTRA_WORD_PENALTY * content
-    codes = matches.codes
-    rare, partial = np.zeros(len(first), dtype=bool), np.zeros(len(first), dtype=bool)
-    all_own, all_titled = np.ones(len(first), dtype=bool), np.ones(len(first), dtype=bool)  # of the window's matches
-    title_words, hits = np.zeros(len(first), dtype=np.int64), np.zeros(len(first), dtype=np.int8)
-    end = pair * matches.words + last
-    for step in range(MAX_WORDS):  # the window's matches in word order (a pair has one match a word at most)
-        index = np.minimum(low + step, len(codes) - 1)
-        hit = (low + step < len(codes)) & (codes[index] <= end)
-        once = hit & (phrases.previous_same[codes[index] % matches.words] < first)
-        strength += np.where(once, matches.weights[index], 0) + EXTRA_WORD_PENALTY * hit
-        rare |= hit & matches.rare[index]
-        partial |= hit & matches.partial[index]
-        title_words += once & matches.titled[index]
-        hits += hit
-        all_own &= ~hit | matches.own[index]
-        all_titled &= ~hit | matches.titled[index]
-    whole_title = matches.whole_title[pair]
-    only_own = phrases.own_title_before[last + 1] - phrases.own_title_before[first] == content
-    # it names the target by words of its own page's title only, or says nothing else, and the target's title not all
-    own_name = (all_own & ~all_titled) | (only_own & (hits < content))
-    named = (rare | ((whole_title > 0) & (title_words >= whole_title))) & ~partial & ~own_name
-    return np.where(named, np.round(strength, 4), 0), ~rare
 
 
 def _joined(parts: list[tuple[np.ndarray, list[str]]]) -> tuple[np.ndarray, list[str]]:
@@ -632,25 +555,3 @@ def _same_words(phrase: str, title: str) -> bool:
     """The phrase says the title, word for word (case, spacing, punctuation and endings aside: "Cargo target" says
     "Cargo Targets")."""
     return [stem(word) for word in _words(phrase)] == [stem(word) for word in _words(title)]
-
-
-def _best(pair: np.ndarray, strength: np.ndarray, preference: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-          pairs: int) -> list[tuple[np.ndarray, ...]]:
-    """Per pair, the ALTERNATIVES most preferred windows that do not overlap (the earliest first among equals), greedily:
-    for each slot, (pairs, starts, ends, strengths) of the pairs that have a window left for it. The windows come in
-    _windows' order, by pair and then where they start, so a slot is a pass over each pair's windows left, with no
-    sort of the windows (which cost more than the passes: BENCHMARKS.md, "Analysis")."""
-    slots = []
-    for _ in range(ALTERNATIVES):
-        if not len(pair):
-            break
-        runs = np.flatnonzero(np.diff(pair, prepend=-1) != 0)  # where each pair's windows begin
-        most = np.repeat(np.maximum.reduceat(preference, runs), np.diff(np.append(runs, len(pair))))
-        tops = np.flatnonzero(preference == most)
-        best = tops[np.diff(pair[tops], prepend=-1) != 0]  # the earliest of each pair's most preferred
-        slots.append((pair[best], starts[best], ends[best], strength[best]))
-        taken_start, taken_end = np.full(pairs, -1), np.full(pairs, -1)
-        taken_start[pair[best]], taken_end[pair[best]] = starts[best], ends[best]
-        left = ~((starts < taken_end[pair]) & (taken_start[pair] < ends))
-        pair, strength, preference, starts, ends = pair[left], strength[left], preference[left], starts[left], ends[left]
-    return slots

@@ -28,6 +28,7 @@ from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, 
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
 from analysis.phrases import MIN_WORDS, phrases_of
+from analysis.windows import choose
 from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes,
                            template_lines)
 from analysis.score import Suggestion, rank
@@ -1336,25 +1337,27 @@ def test_what_other_pages_link_a_target_with_names_it_in_a_source(site: Site) ->
 
 
 def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() -> None:
-    """_best skips sorting (its windows come by pair, then start): it must pick what a plain sort and a greedy scan pick."""
+    """windows.choose scans each pair's windows (they come by pair, then start): it must pick what a plain sort and a
+    greedy scan pick, and each pair's strongest strength."""
     rng = np.random.default_rng(3)
     windows = []
     for pair in range(300):
         for _ in range(int(rng.integers(0, 9))):
             start = int(rng.integers(0, 60))
             windows.append((pair, start, start + int(rng.integers(1, 15)), int(rng.integers(0, 4)) / 4))  # many ties
-    windows.sort(key=lambda window: window[:2])  # _windows' order (stable: equal starts keep their order)
-    pair, starts, ends, preference = (np.array(column) for column in zip(*windows))
-    slots = anchors._best(pair, (preference + 1).astype(np.float32), preference, starts, ends, 300)
-    chosen: dict[int, list[tuple[int, int, float]]] = {}
-    for pairs, slot_starts, slot_ends, strengths in slots:
-        for row in range(len(pairs)):
-            chosen.setdefault(int(pairs[row]), []).append((int(slot_starts[row]), int(slot_ends[row]), float(strengths[row])))
-    expected: dict[int, list[tuple[int, int, float]]] = {}
+    windows.sort(key=lambda window: window[:2])  # strong_windows' order (stable: equal starts keep their order)
+    pair, starts, ends, strength = (np.array(column) for column in zip(*windows))
+    found = anchors.Found.empty(300)
+    choose(pair, strength.astype(np.float32), np.ones(len(pair), dtype=np.int64), starts, ends, 0.0,  # preference: strength
+           found.best, found.starts, found.ends, found.strengths)
+    chosen = {owner: [(int(start), int(end), float(value)) for start, end, value in zip(*row) if start >= 0]
+              for owner, row in enumerate(zip(found.starts, found.ends, found.strengths))}
+    expected: dict[int, list[tuple[int, int, float]]] = {owner: [] for owner in range(300)}
     for place in sorted(range(len(windows)), key=lambda place: (windows[place][0], -windows[place][3], place)):
         owner, start, end, value = windows[place]
-        taken = expected.setdefault(owner, [])
+        taken = expected[owner]
         if len(taken) < anchors.ALTERNATIVES and all(end <= other_start or other_end <= start for other_start, other_end, _ in taken):
-            taken.append((start, end, value + 1))
+            taken.append((start, end, value))
     assert chosen == expected
+    assert found.best.tolist() == [max((value for _, _, value in expected[owner]), default=0.0) for owner in range(300)]
     assert sum(map(len, chosen.values())) > 300  # pairs with two or three anchors, not only one

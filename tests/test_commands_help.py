@@ -24,7 +24,7 @@ from analysis import cli
 from conftest import ROOT, SCRAPY, two_page_database
 from linkspider.spiders.site import CrawlOptions
 
-HEAVY = ("torch", "sentence_transformers")
+HEAVY = ("torch", "sentence_transformers", "numba")  # numba: the anchor search's compiler (0.4 s), only where it runs
 COMMANDS = sorted(module.name for module in pkgutil.iter_modules(linkspider.commands.__path__))
 
 
@@ -182,4 +182,4 @@ def test_analysis_modules_do_not_import_the_model_libraries_at_import_time() -> 
     assert done.returncode == 0, done.stderr[-2000:]
     imported = imported_modules(done.stderr)
     assert set(modules) <= imported
-    assert heavy(imported) == set()
+    assert {name.split(".")[0] for name in heavy(imported)} == {"numba"}  # the anchor search's (windows.py), not a model's

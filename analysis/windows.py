@@ -1,0 +1,148 @@
+"""The anchor search's inner loop, compiled: every window around a matched rare word, bounded, then scored.
+
+anchors.py finds where each pair's target terms occur in its source (Matches); this module walks
+those matches, pair by pair, and returns the windows strong enough to be anchors. It is the one
+loop of the analysis that numpy cannot do as a few whole-array passes without materialising every
+(window, size, step) cell: as arrays it was half of the anchor search, the longest stage after
+embedding (BENCHMARKS.md, "Analysis"). numba compiles it once per machine (cached beside this file)
+and releases the GIL, so anchors.py's threads search their blocks at once.
+
+The arithmetic is numpy's, step for step and type for type (float32 strengths, float64 bounds), so
+the windows and their strengths are those the array version found, to the last bit.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numba
+import numpy as np
+
+from analysis.phrases import MAX_WORDS, MIN_WORDS
+
+EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not a term of the target
+MIN_STRENGTH = 0.3  # a phrase weaker than this is not an anchor
+BOUND_SLACK = 1e-3  # upper bounds are compared with MIN_STRENGTH less this (float32 sums, strengths rounded to 4 places)
+# Compiled once and cached beside this file (~6 s the first time, ~0.25 s to load after); not where this file is read
+# from an archive (a Scrapyd egg), which numba cannot cache beside: there each process compiles anew.
+compiled = numba.njit(nogil=True, cache=os.path.exists(__file__))
+
+
+@compiled
+def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, seeds: np.ndarray, titled: np.ndarray,
+                   partial: np.ndarray, own: np.ndarray, whole_title: np.ndarray, words: int, valid: np.ndarray,
+                   content_before: np.ndarray, own_title_before: np.ndarray, previous_same: np.ndarray):
+    """(first word, last word, pair, strength, title only) of every window of MIN_WORDS..MAX_WORDS words that holds
+    a seed and reaches MIN_STRENGTH, by pair, then first word, then size.
+
+    codes (sorted) are the matches, pair * words + word, with their attributes (anchors.Matches). A window starts at
+    most MAX_WORDS - 1 words before a seed whose nearby matched weight may reach MIN_STRENGTH, and spans it. Its upper
+    bound (every match counted, a repeated term each time) is checked first; its strength counts each target term
+    once, less EXTRA_WORD_PENALTY per other content word, and is 0 for a window that holds no rare word and not every
+    title word of a whole_title target, that holds a partial match, or whose words of the target are all words of its
+    own page's title, some not the target's title words, or that says nothing but its own page's title words, not all
+    the target's. "Title only": the window holds no rare word (anchors.py keeps it only if it is the title).
+    """
+    count = len(codes)
+    weight_before = np.zeros(count + 1)
+    for at in range(count):
+        weight_before[at + 1] = weight_before[at] + weights[at]
+    extra, least = np.float32(EXTRA_WORD_PENALTY), np.float32(MIN_STRENGTH)
+    capacity = 1024
+    firsts, lasts, pairs = np.empty(capacity, np.int64), np.empty(capacity, np.int64), np.empty(capacity, np.int64)
+    strengths, title_only = np.empty(capacity, np.float32), np.empty(capacity, np.bool_)
+    kept, last_start = 0, -1
+    near_low = near_high = low = 0  # pointers into codes: seeds and starts come in order, so each only moves on
+    for seed_at in range(count):
+        if not seeds[seed_at]:
+            continue
+        seed = codes[seed_at]
+        while codes[near_low] < seed - MAX_WORDS + 1:
+            near_low += 1
+        while near_high < count and codes[near_high] <= seed + MAX_WORDS - 1:
+            near_high += 1
+        if weight_before[near_high] - weight_before[near_low] < MIN_STRENGTH - BOUND_SLACK:
+            continue
+        back = min(seed % words, MAX_WORDS - 1)
+        for start in range(max(seed - back, last_start + 1), seed + 1):  # starts in order, each once
+            last_start = start
+            first, pair = start % words, start // words
+            while codes[low] < start:
+                low += 1
+            high = low
+            for size in range(MIN_WORDS, MAX_WORDS + 1):
+                while high < count and codes[high] <= start + size - 1:
+                    high += 1
+                if size < seed - start + 1 or not valid[first, size - MIN_WORDS]:
+                    continue
+                last = first + size - 1
+                content = np.float32(content_before[last + 1] - content_before[first])
+                bound = weight_before[high] - weight_before[low] + EXTRA_WORD_PENALTY * ((high - low) - np.float64(content))
+                if bound < MIN_STRENGTH - BOUND_SLACK:
+                    continue
+                strength = -extra * content
+                holds_rare = holds_partial = False
+                all_own = all_titled = True
+                title_words = hits = 0
+                for index in range(low, high):  # the window's matches, in word order (one a word at most)
+                    once = previous_same[codes[index] % words] < first
+                    strength = np.float32(np.float64(strength) + ((np.float64(weights[index]) if once else 0.0) + EXTRA_WORD_PENALTY))
+                    holds_rare |= rare[index]
+                    holds_partial |= partial[index]
+                    title_words += once and titled[index]
+                    hits += 1
+                    all_own &= own[index]
+                    all_titled &= titled[index]
+                only_own = np.float32(own_title_before[last + 1] - own_title_before[first]) == content
+                own_name = (all_own and not all_titled) or (only_own and hits < content)
+                named = (holds_rare or (whole_title[pair] > 0 and title_words >= whole_title[pair])) and not holds_partial and not own_name
+                strength = np.float32(np.rint(strength * np.float32(10000)) / np.float32(10000)) if named else np.float32(0)
+                if strength < least:
+                    continue
+                if kept == capacity:
+                    capacity *= 2
+                    firsts, lasts, pairs = _grown(firsts, capacity), _grown(lasts, capacity), _grown(pairs, capacity)
+                    strengths, title_only = _grown(strengths, capacity), _grown(title_only, capacity)
+                firsts[kept], lasts[kept], pairs[kept], strengths[kept], title_only[kept] = first, last, pair, strength, not holds_rare
+                kept += 1
+    return firsts[:kept], lasts[:kept], pairs[:kept], strengths[:kept], title_only[:kept]
+
+
+@compiled
+def _grown(values: np.ndarray, capacity: int) -> np.ndarray:
+    grown = np.empty(capacity, values.dtype)
+    grown[:len(values)] = values
+    return grown
+
+
+@compiled
+def choose(pair: np.ndarray, strength: np.ndarray, spoken: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+           shorter: float, best: np.ndarray, chosen_starts: np.ndarray, chosen_ends: np.ndarray,
+           chosen_strengths: np.ndarray) -> None:
+    """Fill each pair's strongest strength (best) and its most preferred windows that do not overlap, one a column of
+    chosen_* (the earliest first among equals), greedily. The windows come by pair (strong_windows' order); a window's
+    preference is its strength less `shorter` times the pair's best for each word a reader counts (spoken)."""
+    count, slots = len(pair), chosen_starts.shape[1]
+    run = 0
+    while run < count:
+        owner, end = pair[run], run
+        while end < count and pair[end] == owner:
+            best[owner] = max(best[owner], strength[end])
+            end += 1
+        step = np.float32(shorter) * best[owner]
+        preference = np.empty(end - run)
+        for at in range(run, end):
+            preference[at - run] = np.float64(strength[at]) - np.float64(step) * np.float64(spoken[at])
+        left = np.ones(end - run, np.bool_)
+        for slot in range(slots):
+            top = -1
+            for at in range(end - run):
+                if left[at] and (top < 0 or preference[at] > preference[top]):
+                    top = at
+            if top < 0:
+                break
+            start, stop = starts[run + top], ends[run + top]
+            chosen_starts[owner, slot], chosen_ends[owner, slot], chosen_strengths[owner, slot] = start, stop, strength[run + top]
+            for at in range(end - run):
+                left[at] &= not (starts[run + at] < stop and start < ends[run + at])
+        run = end
