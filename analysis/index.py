@@ -21,6 +21,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfTransformer
 
+from analysis.compiled import compiled
 from analysis.load import among, distinct, run_items
 from analysis.words import STOP, Tokens, Vocabulary, terms
 
@@ -98,8 +99,8 @@ class Keywords:
     Columns are the term ids of :attr:`vocabulary`, which the anchor search tokenises with too.
     """
 
-    BLOCK_CELLS = 4_000_000  # rows x pages of one block of similarities (16 MB of float32, reused: see PAIR_CELLS)
-    PAIR_CELLS = 1_000_000  # non-zeros gathered at once by similarity(): 2 x 8 MB, reused (see candidates.PAIRS_AT_ONCE)
+    BLOCK_CELLS = 4_000_000  # rows x pages of one block of similarities (16 MB of float32, reused)
+    PAIRS_AT_ONCE = 65_536  # pairs a step of similarity()
     BLOCK_CHARACTERS = 1_000_000  # of texts tokenised at once by the fit (4 MB of code points)
     KEEP_WORDS = 5_000_000  # the texts' words the fit keeps for the anchor search, if no more (13 bytes a word)
     MENTION_PAGES = 2_048  # sources searched for mentions at once by each thread (their candidate names, with shares, in memory)
@@ -268,18 +269,92 @@ class Keywords:
         return codes
 
     def similarity(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """Cosine of each (source, target) pair, without forming any other pair; THREADS chunks of pairs at a time."""
+        """Cosine of each (source, target) pair, without forming any other pair: the dot product of the two rows, as
+        scipy's row-wise multiply and sum gives it, to the bit (_row_dots), PAIRS_AT_ONCE pairs a step, THREADS steps
+        at once. Compiled, with no rows gathered (scipy's multiply copied every pair's two rows)."""
         result = np.zeros(len(sources), dtype=np.float32)
-        chunk = max(1, int(self.PAIR_CELLS / max(1.0, self.matrix.nnz / max(1, self.matrix.shape[0]))))
+        matrix = self.matrix
+        matrix.sort_indices()  # the merge walks each row's columns in order (a no-op: the fit makes them sorted)
+        longest = int(np.diff(matrix.indptr).max(initial=0))
 
         def fill(start: int) -> None:
-            part = slice(start, start + chunk)
-            product = self.matrix[sources[part]].multiply(self.matrix[targets[part]])
-            result[part] = np.asarray(product.sum(axis=1)).ravel()
+            part = slice(start, start + self.PAIRS_AT_ONCE)
+            _row_dots(matrix.indptr, matrix.indices, matrix.data, sources[part], targets[part], longest, result[part])
 
         with ThreadPoolExecutor(THREADS) as pool:
-            list(pool.map(fill, range(0, len(sources), chunk)))
+            list(pool.map(fill, range(0, len(sources), self.PAIRS_AT_ONCE)))
         return result
+
+
+@compiled
+def _row_dots(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, sources: np.ndarray, targets: np.ndarray,
+              longest: int, out: np.ndarray) -> None:
+    """out[k]: the dot product of rows sources[k] and targets[k] of a CSR matrix with sorted columns (longest: the most
+    non-zeros of a row), summed as scipy sums a row of the two rows' product: the non-zero float32 products in column
+    order, the first plus numpy's pairwise sum of the others (np.add.reduceat)."""
+    products = np.empty(max(1, longest), np.float32)
+    for pair in range(len(sources)):
+        at, end = indptr[sources[pair]], indptr[sources[pair] + 1]
+        other, other_end = indptr[targets[pair]], indptr[targets[pair] + 1]
+        count = 0
+        while at < end and other < other_end:
+            if indices[at] == indices[other]:
+                product = data[at] * data[other]
+                if product != 0:
+                    products[count] = product
+                    count += 1
+                at, other = at + 1, other + 1
+            elif indices[at] < indices[other]:
+                at += 1
+            else:
+                other += 1
+        out[pair] = products[0] + _pairwise_sum(products, 1, count - 1) if count else np.float32(0)
+
+
+@compiled
+def _pairwise_sum(values: np.ndarray, start: int, count: int) -> np.float32:
+    """numpy's float32 pairwise summation of values[start:start + count] (its loops_utils.h): up to 128 values,
+    _block_sum; above, the sum of the two halves (the first a multiple of 8), each summed so. The halving is walked
+    with a stack of its own: numba's cache crashes on a recursive function loaded back (a segfault here)."""
+    if count <= 128:
+        return _block_sum(values, start, count)
+    starts, counts = np.empty(64, np.int64), np.empty(64, np.int64)  # 64 halvings: more than any count could need
+    stages, lefts = np.zeros(64, np.int64), np.empty(64, np.float32)
+    starts[0], counts[0], depth, returned = start, count, 0, np.float32(0)
+    while depth >= 0:
+        first, size = starts[depth], counts[depth]
+        half = size // 2 - (size // 2) % 8
+        if size <= 128:  # a leaf: its sum goes back to the half that asked for it
+            returned, depth = _block_sum(values, first, size), depth - 1
+        elif stages[depth] == 0:  # sum the first half
+            stages[depth], depth = 1, depth + 1
+            starts[depth], counts[depth], stages[depth] = first, half, 0
+        elif stages[depth] == 1:  # then the second
+            lefts[depth], stages[depth], depth = returned, 2, depth + 1
+            starts[depth], counts[depth], stages[depth] = first + half, size - half, 0
+        else:  # both are in: this half's sum goes back
+            returned, depth = lefts[depth] + returned, depth - 1
+    return returned
+
+
+@compiled
+def _block_sum(values: np.ndarray, start: int, count: int) -> np.float32:
+    """numpy's pairwise sum of at most 128 values: in order below 8, else eight partial sums joined as a tree."""
+    if count < 8:
+        total = np.float32(0)
+        for at in range(start, start + count):
+            total += values[at]
+        return total
+    partial = values[start:start + 8].copy()
+    at = 8
+    while at < count - count % 8:
+        for lane in range(8):
+            partial[lane] += values[start + at + lane]
+        at += 8
+    total = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + ((partial[4] + partial[5]) + (partial[6] + partial[7]))
+    for rest in range(at, count):
+        total += values[start + rest]
+    return total
 
 
 @dataclass

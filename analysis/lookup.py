@@ -1,13 +1,16 @@
-"""A hash table in numpy arrays: many integer keys looked up at once, a gather or two each.
+"""A hash table in numpy arrays: many integer keys looked up at once, a probe or two each, in a compiled loop.
 
 numpy has no hash look-up; a binary search in sorted keys (np.searchsorted) is its usual stand-in
 and takes ~17 dependent steps a key where this takes one or two: 2.2x faster on 5M words' packed
-spellings, 2.5x on the anchor search's (page, term) look-ups (BENCHMARKS.md, "Analysis").
+spellings, 2.5x on the anchor search's (page, term) look-ups, as numpy passes; compiled, faster still
+(BENCHMARKS.md, "Analysis").
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from analysis.compiled import compiled
 
 MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of key x this spread any keys well
 
@@ -29,20 +32,7 @@ class HashTable:
 
     def get(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(values, known) of these keys (any uint64); values are 0 where not known."""
-        mask = len(self.keys) - 1
-        slot = self._home(keys)
-        stored = self.keys[slot]
-        known = (stored == keys) & (keys != 0)
-        values = np.where(known, self.values[slot], 0).astype(self.values.dtype)
-        probing = np.flatnonzero(~known & (stored != 0) & (keys != 0))  # its slot holds another key: try the next
-        slot = (slot[probing] + 1) & mask
-        while len(probing):
-            stored = self.keys[slot]
-            hit = stored == keys[probing]
-            values[probing[hit]], known[probing[hit]] = self.values[slot[hit]], True
-            going = ~hit & (stored != 0)
-            probing, slot = probing[going], (slot[going] + 1) & mask
-        return values, known
+        return _get(self.keys, self.values, self.bits, keys.astype(np.uint64, copy=False))
 
     def with_added(self, keys: np.ndarray, values: np.ndarray) -> HashTable:
         """A new table holding these too (distinct keys, none 0, none held yet): twice as large as needed when this
@@ -57,23 +47,32 @@ class HashTable:
         table._place(keys, values)
         return table
 
-    def _home(self, keys: np.ndarray) -> np.ndarray:
-        return ((keys * MULTIPLIER) >> np.uint64(64 - self.bits)).astype(np.int64)
-
     def _place(self, keys: np.ndarray, values: np.ndarray) -> None:
-        """Put keys not held yet in free slots, each in the first free one from its home: a round places one key in
-        each free slot that some are waiting at (whichever numpy writes last), the others move on a slot."""
-        mask = len(self.keys) - 1
-        slot, waiting = self._home(keys), np.arange(len(keys))
-        claim = np.full(len(self.keys), -1, dtype=np.int64)
-        while len(waiting):
-            free = np.flatnonzero(self.keys[slot] == 0)
-            claim[slot[free]] = free
-            placed = free[claim[slot[free]] == free]
-            self.keys[slot[placed]], self.values[slot[placed]] = keys[waiting[placed]], values[waiting[placed]]
-            left = np.ones(len(waiting), dtype=bool)
-            left[placed] = False
-            waiting, slot = waiting[left], slot[left]
-            taken = self.keys[slot] != 0
-            slot[taken] = (slot[taken] + 1) & mask
+        """Put keys not held yet in free slots, each in the first free one from its home."""
+        _place(self.keys, self.values, self.bits, keys.astype(np.uint64, copy=False), values)
         self.held += len(keys)
+
+
+@compiled
+def _get(table_keys: np.ndarray, table_values: np.ndarray, bits: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    values, known = np.zeros(len(keys), table_values.dtype), np.zeros(len(keys), np.bool_)
+    mask, shift = len(table_keys) - 1, np.uint64(64 - bits)
+    for at in range(len(keys)):
+        key = keys[at]
+        slot = np.int64((key * MULTIPLIER) >> shift)
+        while key != 0 and table_keys[slot] != 0:  # a slot that holds another key: try the next
+            if table_keys[slot] == key:
+                values[at], known[at] = table_values[slot], True
+                break
+            slot = (slot + 1) & mask
+    return values, known
+
+
+@compiled
+def _place(table_keys: np.ndarray, table_values: np.ndarray, bits: int, keys: np.ndarray, values: np.ndarray) -> None:
+    mask, shift = len(table_keys) - 1, np.uint64(64 - bits)
+    for at in range(len(keys)):
+        slot = np.int64((keys[at] * MULTIPLIER) >> shift)
+        while table_keys[slot] != 0:
+            slot = (slot + 1) & mask
+        table_keys[slot], table_values[slot] = keys[at], values[at]

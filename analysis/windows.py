@@ -1,11 +1,10 @@
 """The anchor search's inner loop, compiled: every window around a matched rare word, bounded, then scored.
 
 anchors.py finds where each pair's target terms occur in its source (Matches); this module walks
-those matches, pair by pair, and returns the windows strong enough to be anchors. It is the one
-loop of the analysis that numpy cannot do as a few whole-array passes without materialising every
-(window, size, step) cell: as arrays it was half of the anchor search, the longest stage after
-embedding (BENCHMARKS.md, "Analysis"). numba compiles it once per machine (cached beside this file)
-and releases the GIL, so anchors.py's threads search their blocks at once.
+those matches, pair by pair, and returns the windows strong enough to be anchors: a loop that
+numpy cannot do as a few whole-array passes without materialising every (window, size, step) cell: as arrays it was half of the anchor search, the longest stage after
+embedding (BENCHMARKS.md, "Analysis"). It is compiled (compiled.py), so anchors.py's threads
+search their blocks at once.
 
 The arithmetic is numpy's, step for step and type for type (float32 strengths, float64 bounds), so
 the windows and their strengths are those the array version found, to the last bit.
@@ -13,19 +12,14 @@ the windows and their strengths are those the array version found, to the last b
 
 from __future__ import annotations
 
-import os
-
-import numba
 import numpy as np
 
+from analysis.compiled import compiled
 from analysis.phrases import MAX_WORDS, MIN_WORDS
 
 EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not a term of the target
 MIN_STRENGTH = 0.3  # a phrase weaker than this is not an anchor
 BOUND_SLACK = 1e-3  # upper bounds are compared with MIN_STRENGTH less this (float32 sums, strengths rounded to 4 places)
-# Compiled once and cached beside this file (~6 s the first time, ~0.25 s to load after); not where this file is read
-# from an archive (a Scrapyd egg), which numba cannot cache beside: there each process compiles anew.
-compiled = numba.njit(nogil=True, cache=os.path.exists(__file__))
 
 
 @compiled

@@ -21,6 +21,7 @@ from functools import lru_cache
 import numpy as np
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from analysis.compiled import compiled
 from analysis.lookup import HashTable
 
 WORD_JOINERS = "'\u2019-"  # what joins two runs of letters into one word ("don't", "well-known")
@@ -190,19 +191,23 @@ class Vocabulary:
                 self._packed = self._packed.with_added(keys[new], ids[new])
 
 
+@compiled
 def _pack(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Each word as a number that is its spelling exactly (6 bits a character), if it is at most PACKED_LENGTH
     characters of PACKED_CHARACTERS; 0 for any other word. Numbers compare where strings would cost a dict look-up."""
-    six = np.where(codes < 128, _SIX_BITS[np.minimum(codes, 127)], 0).astype(np.uint8)  # a byte each: gathers stay in cache
-    lengths = ends - starts
-    keys = np.zeros(len(starts), dtype=np.uint64)
-    packable = lengths <= PACKED_LENGTH
-    for place in range(PACKED_LENGTH):
-        inside = lengths > place
-        value = six[np.minimum(starts + place, len(codes) - 1)] * inside
-        packable &= ~inside | (value > 0)
-        keys |= value.astype(np.uint64) << np.uint64(6 * place)
-    keys[~packable] = 0
+    keys = np.zeros(len(starts), np.uint64)
+    for word in range(len(starts)):
+        if ends[word] - starts[word] > PACKED_LENGTH:
+            continue
+        key = np.uint64(0)
+        for place in range(ends[word] - starts[word]):
+            code = codes[starts[word] + place]
+            value = _SIX_BITS[code] if code < 128 else 0
+            if value == 0:
+                key = np.uint64(0)
+                break
+            key |= np.uint64(value) << np.uint64(6 * place)
+        keys[word] = key
     return keys
 
 

@@ -498,10 +498,23 @@ def test_keyword_similarity_of_pairs_in_chunks_on_threads_is_the_cosine(ranked_s
     sources, targets = np.divmod(np.arange(len(corpus) ** 2), len(corpus))
     cosine = (keywords.matrix @ keywords.matrix.T).toarray()[sources, targets]
     assert (cosine > 0.05).sum() > len(corpus)  # related pairs beside the page with itself
-    monkeypatch.setattr(Keywords, "PAIR_CELLS", 200)  # a pair or two a chunk
+    monkeypatch.setattr(Keywords, "PAIRS_AT_ONCE", 7)  # many steps
     for threads in (1, 2, 4):
         monkeypatch.setattr(index, "THREADS", threads)
         assert np.allclose(keywords.similarity(sources, targets), cosine, atol=1e-6)
+
+
+def test_keyword_similarity_is_scipys_row_product_sum_to_the_bit() -> None:
+    """The compiled merge sums as numpy does (pairwise past 8 and past 128 shared words): pages sharing 3 to 700 words."""
+    rng = np.random.default_rng(11)
+    vocabulary = [f"zq{chr(97 + a)}{chr(97 + b)}{chr(97 + c)}" for a in range(26) for b in range(26) for c in range(2)]
+    texts = [" ".join(rng.choice(vocabulary, size=int(rng.integers(3, 1400)))) for _ in range(40)]
+    keywords = Keywords(texts)
+    sources, targets = np.divmod(np.arange(40 * 40), 40)
+    shared = np.asarray((keywords.matrix[sources] > 0).multiply(keywords.matrix[targets] > 0).sum(axis=1)).ravel()
+    assert shared.max() > 256 and ((shared > 8) & (shared <= 128)).any()  # every way numpy sums
+    expected = np.asarray(keywords.matrix[sources].multiply(keywords.matrix[targets]).sum(axis=1)).ravel()
+    assert np.array_equal(keywords.similarity(sources, targets), expected)
 
 
 def test_keyword_neighbours_in_blocks_on_threads_are_the_nearest_by_cosine(ranked_site: tuple[Corpus, Keywords],
