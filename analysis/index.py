@@ -271,7 +271,8 @@ class Keywords:
     def similarity(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """Cosine of each (source, target) pair, without forming any other pair: the dot product of the two rows, as
         scipy's row-wise multiply and sum gives it, to the bit (_row_dots), PAIRS_AT_ONCE pairs a step, THREADS steps
-        at once. Compiled, with no rows gathered (scipy's multiply copied every pair's two rows)."""
+        at once. Compiled, with no rows gathered (scipy's multiply copied every pair's two rows): ~1.2x as fast at
+        100,000 pages with a merge of the two rows, ~2.2x with the source's row spread out (BENCHMARKS.md, "Analysis")."""
         result = np.zeros(len(sources), dtype=np.float32)
         matrix = self.matrix
         matrix.sort_indices()  # the merge walks each row's columns in order (a no-op: the fit makes them sorted)
@@ -279,7 +280,8 @@ class Keywords:
 
         def fill(start: int) -> None:
             part = slice(start, start + self.PAIRS_AT_ONCE)
-            _row_dots(matrix.indptr, matrix.indices, matrix.data, sources[part], targets[part], longest, result[part])
+            _row_dots(matrix.indptr, matrix.indices, matrix.data, matrix.shape[1], sources[part], targets[part], longest,
+                      result[part])
 
         with ThreadPoolExecutor(THREADS) as pool:
             list(pool.map(fill, range(0, len(sources), self.PAIRS_AT_ONCE)))
@@ -287,27 +289,26 @@ class Keywords:
 
 
 @compiled
-def _row_dots(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, sources: np.ndarray, targets: np.ndarray,
-              longest: int, out: np.ndarray) -> None:
+def _row_dots(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, columns: int, sources: np.ndarray,
+              targets: np.ndarray, longest: int, out: np.ndarray) -> None:
     """out[k]: the dot product of rows sources[k] and targets[k] of a CSR matrix with sorted columns (longest: the most
     non-zeros of a row), summed as scipy sums a row of the two rows' product: the non-zero float32 products in column
-    order, the first plus numpy's pairwise sum of the others (np.add.reduceat)."""
-    products = np.empty(max(1, longest), np.float32)
+    order, the first plus numpy's pairwise sum of the others (np.add.reduceat). The pairs come by source: its row is
+    spread into a dense one once, and each target's row looks its columns up there."""
+    products, source_row = np.empty(max(1, longest), np.float32), np.zeros(columns, np.float32)
+    spread = -1
     for pair in range(len(sources)):
-        at, end = indptr[sources[pair]], indptr[sources[pair] + 1]
-        other, other_end = indptr[targets[pair]], indptr[targets[pair] + 1]
+        if sources[pair] != spread:
+            if spread >= 0:
+                source_row[indices[indptr[spread]:indptr[spread + 1]]] = 0
+            spread = sources[pair]
+            source_row[indices[indptr[spread]:indptr[spread + 1]]] = data[indptr[spread]:indptr[spread + 1]]
         count = 0
-        while at < end and other < other_end:
-            if indices[at] == indices[other]:
-                product = data[at] * data[other]
-                if product != 0:
-                    products[count] = product
-                    count += 1
-                at, other = at + 1, other + 1
-            elif indices[at] < indices[other]:
-                at += 1
-            else:
-                other += 1
+        for at in range(indptr[targets[pair]], indptr[targets[pair] + 1]):
+            product = source_row[indices[at]] * data[at]
+            if product != 0:
+                products[count] = product
+                count += 1
         out[pair] = products[0] + _pairwise_sum(products, 1, count - 1) if count else np.float32(0)
 
 

@@ -1,10 +1,10 @@
 """The anchor search's inner loop, compiled: every window around a matched rare word, bounded, then scored.
 
 anchors.py finds where each pair's target terms occur in its source (Matches); this module walks
-those matches, pair by pair, and returns the windows strong enough to be anchors: a loop that
-numpy cannot do as a few whole-array passes without materialising every (window, size, step) cell: as arrays it was half of the anchor search, the longest stage after
-embedding (BENCHMARKS.md, "Analysis"). It is compiled (compiled.py), so anchors.py's threads
-search their blocks at once.
+those matches, pair by pair, and returns the windows strong enough to be anchors, then each pair's
+best few. numpy could do this only as whole-array passes over every (window, size, step) cell,
+which were half of the anchor search, the longest stage after embedding (BENCHMARKS.md,
+"Analysis"); compiled (compiled.py), it is a loop, and anchors.py's threads run it at once.
 
 The arithmetic is numpy's, step for step and type for type (float32 strengths, float64 bounds), so
 the windows and their strengths are those the array version found, to the last bit.
@@ -80,7 +80,8 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
                 title_words = hits = 0
                 for index in range(low, high):  # the window's matches, in word order (one a word at most)
                     once = previous_same[codes[index] % words] < first
-                    strength = np.float32(np.float64(strength) + ((np.float64(weights[index]) if once else 0.0) + EXTRA_WORD_PENALTY))
+                    added = (np.float64(weights[index]) if once else 0.0) + EXTRA_WORD_PENALTY  # numpy: float64, then float32
+                    strength = np.float32(np.float64(strength) + added)
                     holds_rare |= rare[index]
                     holds_partial |= partial[index]
                     title_words += once and titled[index]
@@ -89,7 +90,8 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
                     all_titled &= titled[index]
                 only_own = np.float32(own_title_before[last + 1] - own_title_before[first]) == content
                 own_name = (all_own and not all_titled) or (only_own and hits < content)
-                named = (holds_rare or (whole_title[pair] > 0 and title_words >= whole_title[pair])) and not holds_partial and not own_name
+                named = ((holds_rare or (whole_title[pair] > 0 and title_words >= whole_title[pair]))
+                         and not holds_partial and not own_name)
                 strength = np.float32(np.rint(strength * np.float32(10000)) / np.float32(10000)) if named else np.float32(0)
                 if strength < least:
                     continue
@@ -97,7 +99,8 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
                     capacity *= 2
                     firsts, lasts, pairs = _grown(firsts, capacity), _grown(lasts, capacity), _grown(pairs, capacity)
                     strengths, title_only = _grown(strengths, capacity), _grown(title_only, capacity)
-                firsts[kept], lasts[kept], pairs[kept], strengths[kept], title_only[kept] = first, last, pair, strength, not holds_rare
+                firsts[kept], lasts[kept], pairs[kept] = first, last, pair
+                strengths[kept], title_only[kept] = strength, not holds_rare
                 kept += 1
     return firsts[:kept], lasts[:kept], pairs[:kept], strengths[:kept], title_only[:kept]
 
@@ -136,7 +139,8 @@ def choose(pair: np.ndarray, strength: np.ndarray, spoken: np.ndarray, starts: n
             if top < 0:
                 break
             start, stop = starts[run + top], ends[run + top]
-            chosen_starts[owner, slot], chosen_ends[owner, slot], chosen_strengths[owner, slot] = start, stop, strength[run + top]
+            chosen_starts[owner, slot], chosen_ends[owner, slot] = start, stop
+            chosen_strengths[owner, slot] = strength[run + top]
             for at in range(end - run):
                 left[at] &= not (starts[run + at] < stop and start < ends[run + at])
         run = end

@@ -12,7 +12,10 @@ import csv
 import hashlib
 import html
 import inspect
+import os
 import re
+import subprocess
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
@@ -504,17 +507,30 @@ def test_keyword_similarity_of_pairs_in_chunks_on_threads_is_the_cosine(ranked_s
         assert np.allclose(keywords.similarity(sources, targets), cosine, atol=1e-6)
 
 
-def test_keyword_similarity_is_scipys_row_product_sum_to_the_bit() -> None:
-    """The compiled merge sums as numpy does (pairwise past 8 and past 128 shared words): pages sharing 3 to 700 words."""
-    rng = np.random.default_rng(11)
-    vocabulary = [f"zq{chr(97 + a)}{chr(97 + b)}{chr(97 + c)}" for a in range(26) for b in range(26) for c in range(2)]
-    texts = [" ".join(rng.choice(vocabulary, size=int(rng.integers(3, 1400)))) for _ in range(40)]
-    keywords = Keywords(texts)
-    sources, targets = np.divmod(np.arange(40 * 40), 40)
-    shared = np.asarray((keywords.matrix[sources] > 0).multiply(keywords.matrix[targets] > 0).sum(axis=1)).ravel()
-    assert shared.max() > 256 and ((shared > 8) & (shared <= 128)).any()  # every way numpy sums
-    expected = np.asarray(keywords.matrix[sources].multiply(keywords.matrix[targets]).sum(axis=1)).ravel()
-    assert np.array_equal(keywords.similarity(sources, targets), expected)
+# Pages sharing 3 to 700 words, so that numpy sums every way it does (in order below 8, eight partial sums up to 128
+# values, halves above); prints whether Keywords.similarity is scipy's row product sum to the bit, and what it covered.
+SCIPY_SUM_SCRIPT = """
+import numpy as np
+from analysis.index import Keywords
+rng = np.random.default_rng(11)
+vocabulary = [f"zq{chr(97 + a)}{chr(97 + b)}{chr(97 + c)}" for a in range(26) for b in range(26) for c in range(2)]
+keywords = Keywords([" ".join(rng.choice(vocabulary, size=int(rng.integers(3, 1400)))) for _ in range(40)])
+sources, targets = np.divmod(np.arange(40 * 40), 40)
+shared = np.asarray((keywords.matrix[sources] > 0).multiply(keywords.matrix[targets] > 0).sum(axis=1)).ravel()
+expected = np.asarray(keywords.matrix[sources].multiply(keywords.matrix[targets]).sum(axis=1)).ravel()
+print(np.array_equal(keywords.similarity(sources, targets), expected), shared.max() > 256, ((shared > 8) & (shared <= 128)).any())
+"""
+
+
+def test_keyword_similarity_is_scipys_row_product_sum_to_the_bit_also_loaded_from_numbas_cache(tmp_path: Path) -> None:
+    """The compiled merge sums as scipy does, to the bit; and it works loaded back from numba's cache, as every analysis
+    after a machine's first loads it (a recursive version compiled fine, then died with a segfault when loaded back).
+    Two processes on one fresh cache: the first compiles, the second loads."""
+    for run in ("compiled", "loaded from the cache"):
+        done = subprocess.run([sys.executable, "-c", SCIPY_SUM_SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
+        assert (done.returncode, done.stdout.split()) == (0, ["True", "True", "True"]), (run, done.stderr[-2000:])
+        assert list(tmp_path.rglob("index._row_dots*.nbi"))  # the cache the second run loads
 
 
 def test_keyword_neighbours_in_blocks_on_threads_are_the_nearest_by_cosine(ranked_site: tuple[Corpus, Keywords],
