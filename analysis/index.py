@@ -271,11 +271,11 @@ class Keywords:
     def similarity(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """Cosine of each (source, target) pair, without forming any other pair: the dot product of the two rows, as
         scipy's row-wise multiply and sum gives it, to the bit (_row_dots), PAIRS_AT_ONCE pairs a step, THREADS steps
-        at once. Compiled, with no rows gathered (scipy's multiply copied every pair's two rows): ~1.2x as fast at
-        100,000 pages with a merge of the two rows, ~2.2x with the source's row spread out (BENCHMARKS.md, "Analysis")."""
+        at once. Compiled, with no rows gathered (scipy's multiply copied every pair's two rows; BENCHMARKS.md,
+        "Analysis")."""
         result = np.zeros(len(sources), dtype=np.float32)
         matrix = self.matrix
-        matrix.sort_indices()  # the merge walks each row's columns in order (a no-op: the fit makes them sorted)
+        matrix.sort_indices()  # products in column order, as scipy sums them (a no-op: the fit makes them sorted)
         longest = int(np.diff(matrix.indptr).max(initial=0))
 
         def fill(start: int) -> None:

@@ -7,7 +7,7 @@ which were half of the anchor search, the longest stage after embedding (BENCHMA
 "Analysis"); compiled (compiled.py), it is a loop, and anchors.py's threads run it at once.
 
 The arithmetic is numpy's, step for step and type for type (float32 strengths, float64 bounds), so
-the windows and their strengths are those the array version found, to the last bit.
+the windows and their strengths are those the array passes found, to the last bit (BENCHMARKS.md).
 """
 
 from __future__ import annotations
