@@ -1,9 +1,9 @@
 """Words as the analysis compares them: lower-cased, lightly stemmed, without stop words.
 
 The keyword index and the anchor search share one :class:`Vocabulary`, so a term has the same id
-in both. It splits a block of texts into words with numpy passes over the code points (the words'
-offsets), finds most words' ids by packing their spellings into numbers (looked up in a hash table
-of numpy arrays, no Python per word), and stems each distinct spelling once. Splitting is safe in
+in both. It splits a block of texts into words with a compiled pass over the code points (the
+words' offsets), finds most words' ids by packing their spellings into numbers (looked up in a hash
+table of numpy arrays, no Python per word), and stems each distinct spelling once. Splitting is safe in
 any thread, so the keyword fit splits the next blocks in threads (tokenize_all) while ids are given
 block after block.
 """
@@ -34,6 +34,7 @@ _SIX_BITS = np.zeros(128, dtype=np.uint8)
 _SIX_BITS[[ord(character) for character in PACKED_CHARACTERS]] = np.arange(1, len(PACKED_CHARACTERS) + 1)
 _WORD_CHARACTER = re.compile(r"\w")
 _ASCII_WORD_CHARACTERS = np.array([_WORD_CHARACTER.match(chr(code)) is not None for code in range(128)])
+_JOINER_CODES = np.array([ord(character) for character in WORD_JOINERS], dtype=np.uint32)
 
 
 @lru_cache(maxsize=200_000)
@@ -134,16 +135,15 @@ class Vocabulary:
     def split(self, texts: list[str]) -> Split:
         """The words of the texts, and their ids where the spellings known now give them (safe in any thread).
 
-        The texts are laid end to end on separate lines, and a few numpy passes over the code points
-        find the words: runs of the regex's word characters, with single WORD_JOINERS inside (what
-        WORD finds). A short word is packed into a number (_pack) and looked up among the packed
+        The texts are laid end to end on separate lines, and a compiled pass over the code points finds
+        the words (_word_spans): runs of the regex's word characters, with single WORD_JOINERS inside
+        (what WORD finds). A short word is packed into a number (_pack) and looked up among the packed
         spellings seen."""
         text = "\n".join(texts)  # a line break is neither in a word nor in a phrase
         codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        in_word = _word_characters(codes)
-        in_word[1:-1] |= _among(codes[1:-1], WORD_JOINERS) & in_word[:-2] & in_word[2:]
-        edges = np.flatnonzero(np.diff(in_word, prepend=False, append=False))
-        starts, ends = edges[0::2], edges[1::2]
+        others = np.unique(codes[codes > 127])  # the regex is asked of each code point outside ASCII once
+        others_in_words = np.array([_WORD_CHARACTER.match(chr(code)) is not None for code in others.tolist()], dtype=bool)
+        starts, ends = _word_spans(codes, others, others_in_words)
         text_starts = np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
         text_of = np.searchsorted(text_starts, starts, "right") - 1
         between, next_to = codes[ends[:-1]], starts[1:] - ends[:-1] == 1
@@ -220,13 +220,28 @@ def _among(codes: np.ndarray, characters: str) -> np.ndarray:
     return np.logical_or.reduce([codes == ord(character) for character in characters])
 
 
-def _word_characters(codes: np.ndarray) -> np.ndarray:
-    """Which code points the regex's \\w matches: ASCII from a table, any other asked of the regex once per call."""
-    in_word = _ASCII_WORD_CHARACTERS[np.minimum(codes, 127)]
-    other = np.flatnonzero(codes > 127)
-    distinct, where = np.unique(codes[other], return_inverse=True)
-    in_word[other] = np.array([_WORD_CHARACTER.match(chr(code)) is not None for code in distinct.tolist()], dtype=bool)[where]
-    return in_word
+@compiled
+def _word_spans(codes: np.ndarray, others: np.ndarray, others_in_words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the words in the code points: runs of the regex's word characters (\\w: ASCII from a table,
+    the others, sorted, as others_in_words says), with single WORD_JOINERS inside (what WORD finds)."""
+    in_word = np.empty(len(codes), np.bool_)
+    for at in range(len(codes)):
+        code = codes[at]
+        in_word[at] = _ASCII_WORD_CHARACTERS[code] if code < 128 else others_in_words[np.searchsorted(others, code)]
+    for at in range(1, len(codes) - 1):  # a joiner is no word character: those it joins are as the regex saw them
+        if not in_word[at] and in_word[at - 1] and in_word[at + 1]:
+            for joiner in _JOINER_CODES:
+                in_word[at] |= codes[at] == joiner
+    starts, ends, words = np.empty(len(codes) // 2 + 1, np.int64), np.empty(len(codes) // 2 + 1, np.int64), 0
+    for at in range(len(codes) + 1):
+        inside = at < len(codes) and in_word[at]
+        before = at > 0 and in_word[at - 1]
+        if inside and not before:
+            starts[words] = at
+        elif before and not inside:
+            ends[words] = at
+            words += 1
+    return starts[:words].copy(), ends[:words].copy()
 
 
 class _Spellings(dict):

@@ -1204,7 +1204,8 @@ def test_a_dotted_word_names_a_target_only_if_the_target_holds_all_of_it() -> No
 
 
 def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -> None:
-    """tokenize classifies code points with numpy instead of running the regex for the spans: the same words anywhere."""
+    """tokenize classifies code points in a compiled loop instead of running the regex for the spans: the same words
+    anywhere."""
     rng = np.random.default_rng(7)
     alphabet = list("ab Z09_'\u2019--../ ,!?:\n\t") + ["\u00e9", "\u00df", "\u4e2d", "\u0663", "\U0001f600", "\u00a0", "\u2013"]
     texts = ["", "don't well-known a--b x'-y 'quoted' -dash- Rust 1.51 CI/CD", "\u00e9t\u00e9-\u00e0 na\u00efve\u2019s"]
