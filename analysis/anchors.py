@@ -391,7 +391,7 @@ class AnchorFinder:
         matches = self._matches(phrases, pages, names.of(targets), names.whole_title[targets])
         first, last, pair, strength, title_only = strong_windows(
             matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
-            matches.whole_title, len(phrases.ids), phrases.valid, phrases.content_before, phrases.own_title_before,
+            matches.whole_title, matches.words, phrases.valid, phrases.content_before, phrases.own_title_before,
             phrases.previous_same)
         keep = np.ones(len(first), dtype=bool)
         for window in np.flatnonzero(title_only).tolist():  # few: the title itself, word for word, or nothing
