@@ -21,9 +21,9 @@ mentions both) names its page where it is written out word for word (a plural as
 
 The windows of a source do not depend on the target (phrases.py finds them). The search runs on
 blocks of sources at once, THREADS blocks at a time (numpy and the compiled loops release the GIL):
-for each pair, the target's terms are looked up among the source's words, as arrays, and only the
-windows around a rare matched word are scored (windows.py, compiled), first with an upper bound,
-then exactly where the bound can pass.
+for each pair, the target's terms are looked up among the source's words, and only the windows
+around a rare matched word are scored, first with an upper bound, then exactly where the bound can
+pass (windows.py, compiled).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ import numpy as np
 from analysis.index import THREADS, Keywords
 from analysis.load import Corpus, among, distinct, run_items
 from analysis.phrases import MAX_WORDS, Phrases, phrases_of
-from analysis.windows import choose, strong_windows
+from analysis.windows import choose, find_matches, strong_windows
 from analysis.words import WORD, stem, terms
 from linkspider.sentences import sentence_at
 
@@ -388,7 +388,7 @@ class AnchorFinder:
                       names: TargetTerms, found: Found) -> tuple[np.ndarray, list[str]]:
         """Fill found for the pairs (pair j: pages[j] of the phrases and texts, targets[j]); return the names and
         headings to ask of them (PageNames.held), as (pairs, names), by pair."""
-        matches = self._matches(phrases, pages, names.of(targets), names.whole_title[targets])
+        matches = self._matches(phrases, pages, targets, names)
         first, last, pair, strength, title_only = strong_windows(
             matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
             matches.whole_title, matches.words, phrases.valid, phrases.content_before, phrases.own_title_before,
@@ -405,26 +405,12 @@ class AnchorFinder:
         by_pair = np.argsort(pairs, kind="stable")
         return pairs[by_pair], [asked[at] for at in by_pair.tolist()]
 
-    def _matches(self, phrases: Phrases, pages: np.ndarray, names: tuple[np.ndarray, ...], whole_title: np.ndarray) -> Matches:
-        """Every occurrence, in each pair's source, of a term of its target (names: TargetTerms.of the pairs' targets;
-        whole_title: TargetTerms.whole_title of each pair's target)."""
-        pair, term, weight, titled = names
-        query = phrases.key(pages[pair], term)
-        low, high = phrases.occurrences(query)
-        rare = self.keywords.idf[term] >= self.common
-        seeds = rare | _title_seeds(pair, titled, high - low, whole_title)  # the words a window may be built around
-        named = np.zeros(len(pages), dtype=bool)  # the source holds a word that may name the target
-        named[pair[seeds & (high > low)]] = True
-        counts = np.where(named[pair], high - low, 0)  # a pair without one can have no window: its words are not needed
-        query_of = np.repeat(np.arange(len(query)), counts)
-        word = phrases.order[low[query_of] + np.arange(len(query_of)) - np.repeat(np.cumsum(counts) - counts, counts)]
-        codes = pair[query_of] * len(phrases.ids) + word
-        by_code = np.argsort(codes)
-        codes, query_of = codes[by_code], query_of[by_code]
-        word = codes % len(phrases.ids)
-        whole = _whole_reader_words(phrases, codes, word)
-        return Matches(codes, np.where(whole, weight[query_of], 0), rare[query_of] & whole, seeds[query_of] & whole,
-                       titled[query_of] & whole, ~whole, phrases.own_title[word], whole_title, len(phrases.ids))
+    def _matches(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray, names: TargetTerms) -> Matches:
+        """Every occurrence, in each pair's source, of a term of its target (windows.find_matches)."""
+        found = find_matches(targets, pages, names.starts, names.ids, names.weights, names.titled, names.whole_title,
+                             self.keywords.idf, np.float32(self.common), phrases.run_keys, phrases.terms,
+                             phrases.runs, phrases.order, phrases.own_title, phrases.dotted_before, phrases.content_before)
+        return Matches(*found, names.whole_title[targets], len(phrases.ids))
 
 
 @dataclass
@@ -437,11 +423,6 @@ class TargetTerms:
     titled: np.ndarray  # the term is one of the target's title words
     whole_title: np.ndarray  # (pages,): for a title of WHOLE_TITLE_WORDS or more words, none rare: their number; else 0
 
-    def of(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(pair, term, weight, titled): each term of each pair's target, pair j's (targets[j]) in a run."""
-        pair, at = run_items(self.starts[targets], self.starts[targets + 1] - self.starts[targets])
-        return pair, self.ids[at], self.weights[at], self.titled[at]
-
 
 @dataclass
 class Matches:
@@ -452,7 +433,7 @@ class Matches:
     rare: np.ndarray  # the term is rare enough to name the target (see COMMON_SHARE)
     seeds: np.ndarray  # a window may be built around it: rare, or a title word of a whole_title target
     titled: np.ndarray  # the term is a title word of the pair's target
-    partial: np.ndarray  # part of a dotted word the target's terms do not hold whole (_whole_reader_words): weighs nothing
+    partial: np.ndarray  # part of a dotted word the target's terms do not hold whole (windows.find_matches): weighs nothing
     own: np.ndarray  # a word of the source's own title (Phrases.own_title)
     whole_title: np.ndarray  # per pair: TargetTerms.whole_title of its target
     words: int
@@ -510,35 +491,6 @@ def _said_at(pattern: re.Pattern[str], text: str) -> tuple[int, int] | None:
         if not _GOES_BACK.search(text, max(0, start - 2), start) and not _GOES_ON.match(text, end):
             return start, end
     return None
-
-
-def _title_seeds(pair: np.ndarray, titled: np.ndarray, occurrences: np.ndarray, whole_title: np.ndarray) -> np.ndarray:
-    """Which (pair, term) queries seed windows for a whole_title target: where the source holds every title word,
-    the one it holds fewest times (a window that holds the whole title holds that word too)."""
-    present = titled & (occurrences > 0)
-    every_word = (whole_title > 0) & (np.bincount(pair[present], minlength=len(whole_title)) >= whole_title)
-    candidates = titled & every_word[pair]
-    fewest = np.full(len(whole_title), np.iinfo(np.int64).max)
-    np.minimum.at(fewest, pair[candidates], occurrences[candidates])
-    chosen = np.flatnonzero(candidates & (occurrences == fewest[pair]))
-    seeds = np.zeros(len(pair), dtype=bool)
-    seeds[chosen[np.unique(pair[chosen], return_index=True)[1]]] = True  # one a pair
-    return seeds
-
-
-def _whole_reader_words(phrases: Phrases, codes: np.ndarray, word: np.ndarray) -> np.ndarray:
-    """Which matches (sorted codes pair * words + word) lie in a word the target's terms hold whole, as a reader sees
-    it: a dotted word with every content part matched, or a plain word. "1.29.2" does not name "Announcing Rust 1.29.1",
-    nor "Cargo.toml" the page "Hello, Cargo!": the target's terms hold some parts of each, and the reader sees another
-    name, so no window holding one is an anchor for the pair (windows.strong_windows)."""
-    words, whole = len(phrases.ids), np.ones(len(codes), dtype=bool)
-    dotted = np.flatnonzero(phrases.in_dotted_words()[word])  # few: the others are whole
-    held, parts = phrases.reader_words(word[dotted])
-    keys = codes[dotted] // words * words + held  # sorted as codes are: a reader's word is a run of words
-    runs = np.flatnonzero(np.diff(keys, prepend=-1))
-    matched = np.diff(np.append(runs, len(keys)))
-    whole[dotted] = np.repeat(matched, matched) >= parts
-    return whole
 
 
 def _joined(parts: list[tuple[np.ndarray, list[str]]]) -> tuple[np.ndarray, list[str]]:

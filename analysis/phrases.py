@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analysis.compiled import compiled
 from analysis.index import Keywords
 from analysis.load import Corpus, among, distinct
 from analysis.lookup import HashTable
@@ -34,6 +35,7 @@ class Phrases:
     order: np.ndarray  # the words sorted by their (page, term) key (see key): where each term occurs on each page
     runs: np.ndarray  # where the words of each distinct key start in that order, then the number of words
     run_of: HashTable  # distinct key -> its run
+    run_keys: np.ndarray  # the distinct keys, sorted
     valid: np.ndarray  # (words, sizes): the window of this size starting at this word may be an anchor
     content_before: np.ndarray  # non-stop words before each word
     own_title: np.ndarray  # per word: a content word of its own page's title (_own_title_words)
@@ -45,19 +47,6 @@ class Phrases:
     def spoken_words(self, first: np.ndarray, last: np.ndarray) -> np.ndarray:
         """Words of each window (first to last word) as a reader counts them: "Rust 1.32.0" is two."""
         return last - first + 1 - (self.dotted_before[last] - self.dotted_before[first])
-
-    def in_dotted_words(self) -> np.ndarray:
-        """Per word: it is part of a dotted word ("1", "32" and "0" of "1.32.0")."""
-        dotted = np.diff(self.dotted_before).astype(bool)  # joined to the next word by a dot
-        return dotted | np.concatenate([[False], dotted[:-1]])
-
-    def reader_words(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """For each of these words, the word a reader sees it in ("1.32.0" is three words to the tokenizer, one to a
-        reader), numbered in text order, and how many non-stop words that one holds."""
-        reader_word_of = np.arange(len(self.ids)) - self.dotted_before[:-1]  # rises by one past each word not dotted
-        held = reader_word_of[words]
-        first, last = np.searchsorted(reader_word_of, held), np.searchsorted(reader_word_of, held, "right")
-        return held, self.content_before[last] - self.content_before[first]
 
     def key(self, page: np.ndarray, term: np.ndarray) -> np.ndarray:
         """The sort key of a term on a page (page is the position among the pages these phrases were made of)."""
@@ -76,23 +65,14 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
     tokens = keywords.text_tokens(corpus.texts, pages)
     ids = tokens.ids.astype(np.int64)
     blocked = _blocked(corpus, pages, tokens)
-    count, stop = len(ids), ids == STOP
-    run = np.concatenate([[0], np.cumsum(~tokens.joined[:-1])])  # words of one run may share a phrase
+    stop = ids == STOP
     dotted_before = np.concatenate([[0], np.cumsum(tokens.dotted)])
-    starts_word = ~np.concatenate([[False], tokens.dotted[:-1]])  # not the second part of "1.32" or "crates.io"
-    blocked_before = np.concatenate([[0], np.cumsum(blocked)])
     terms = len(keywords.vocabulary)
     keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
     content_before = np.concatenate([[0], np.cumsum(~stop)])
     own_title = _own_title_words(corpus, keywords, pages, keys, terms)
-    valid = np.zeros((count, MAX_WORDS - MIN_WORDS + 1), dtype=bool)
-    for size in range(MIN_WORDS, MAX_WORDS + 1):
-        first = np.arange(max(0, count - size + 1))
-        last = first + size - 1
-        valid[first, size - MIN_WORDS] = ((run[first] == run[last]) & ~stop[first] & ~stop[last]
-                                          & (blocked_before[last + 1] == blocked_before[first])
-                                          & starts_word[first] & ~tokens.dotted[last]
-                                          & (size - (dotted_before[last] - dotted_before[first]) >= MIN_WORDS))
+    valid = _valid_windows(stop, tokens.joined, tokens.dotted, blocked)
+    count = len(ids)
     order = np.argsort(keys, kind="stable")
     keys = keys[order]
     previous_same = np.full(count, -1, dtype=np.int64)
@@ -101,8 +81,28 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
     runs = np.flatnonzero(np.diff(keys, prepend=-1))
     asked = keys[runs] != 0  # 0: a stop word of the first page, which no term asks for
     run_of = HashTable.of(keys[runs[asked]].astype(np.uint64), np.flatnonzero(asked))
-    return Phrases(ids, tokens.starts, tokens.ends, order, np.append(runs, count), run_of, valid,
+    return Phrases(ids, tokens.starts, tokens.ends, order, np.append(runs, count), run_of, keys[runs], valid,
                    content_before, own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before, previous_same, terms)
+
+
+@compiled
+def _valid_windows(stop: np.ndarray, joined: np.ndarray, dotted: np.ndarray, blocked: np.ndarray) -> np.ndarray:
+    """(words, sizes): whether the window of MIN_WORDS + column words from each word may be an anchor. Its words
+    are joined one to the next (one run), none blocked; it neither starts nor ends on a stop word, nor inside what a
+    reader sees as one word (after or before a dot: "1.32.0"), and holds MIN_WORDS such words at least."""
+    count = len(stop)
+    valid = np.zeros((count, MAX_WORDS - MIN_WORDS + 1), np.bool_)
+    for first in range(count):
+        if stop[first] or blocked[first] or (first > 0 and dotted[first - 1]):
+            continue
+        dots = 0  # words of the window joined to their next by a dot
+        for last in range(first + 1, min(count, first + MAX_WORDS)):
+            if not joined[last - 1] or blocked[last]:
+                break
+            dots += dotted[last - 1]
+            size = last - first + 1
+            valid[first, size - MIN_WORDS] = not stop[last] and not dotted[last] and size - dots >= MIN_WORDS
+    return valid
 
 
 def _own_title_words(corpus: Corpus, keywords: Keywords, pages: list[int], keys: np.ndarray, terms: int) -> np.ndarray:

@@ -1,13 +1,13 @@
-"""The anchor search's inner loop, compiled: every window around a matched rare word, bounded, then scored.
+"""The anchor search's inner loops, compiled: where each pair's target terms occur in its source, then every window
+around a matched rare word, bounded, then scored, then each pair's best few.
 
-anchors.py finds where each pair's target terms occur in its source (Matches); this module walks
-those matches, pair by pair, and returns the windows strong enough to be anchors, then each pair's
-best few. numpy could do this only as whole-array passes over every (window, size, step) cell,
-which were half of the anchor search, the longest stage after embedding (BENCHMARKS.md,
-"Analysis"); compiled (compiled.py), it is a loop, and anchors.py's threads run it at once.
+numpy could do these only as whole-array passes over every (match, window, size, step) cell,
+which were most of the anchor search, the longest stage after embedding (BENCHMARKS.md,
+"Analysis"); compiled (compiled.py), each is a loop, and anchors.py's threads run them at once.
 
-The arithmetic is numpy's, step for step and type for type (float32 strengths, float64 bounds), so
-the windows and their strengths are those the array passes found, to the last bit (BENCHMARKS.md).
+The arithmetic is numpy's, step for step and type for type (float32 strengths and IDF comparisons,
+float64 bounds), so the matches, windows and strengths are those the array passes found, to the
+last bit (BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -21,6 +21,116 @@ EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not a term of the ta
 MIN_STRENGTH = 0.3  # a phrase weaker than this is not an anchor
 BOUND_SLACK = 1e-3  # upper bounds are compared with MIN_STRENGTH less this (float32 sums, strengths rounded to 4 places)
 
+
+@compiled
+def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray, term_ids: np.ndarray,
+                 term_weights: np.ndarray, term_titled: np.ndarray, whole_title: np.ndarray, idf: np.ndarray,
+                 common: np.float32, run_keys: np.ndarray, terms: int, runs: np.ndarray, order: np.ndarray,
+                 own_title: np.ndarray, dotted_before: np.ndarray, content_before: np.ndarray):
+    """Every occurrence, in pair j's source (pages[j] of some Phrases), of a term of its target (targets[j], whose
+    terms are term_*[term_starts[t]:term_starts[t + 1]], anchors.TargetTerms), as the attributes of anchors.Matches:
+    codes j * words + word, sorted, then weights, rare, seeds, titled, partial, own.
+
+    A term is looked up among the source's runs (Phrases.run_keys, runs and order), marked by term in one dense array
+    while the source's pairs are read (a hash look-up each cost more). Rare: its IDF is common or more. Seeds, the words a window may be built around: the rare terms and, for a
+    whole_title target whose every title word the source holds, the title word it holds fewest times (the first of
+    them: a window that holds the whole title holds that word too). Only the pairs whose source holds a seed can have
+    a window: the others' matches are not made. A match inside a dotted word ("1.29.2") that the target's terms do
+    not hold whole (every content part) is partial: it weighs nothing and seeds nothing. "1.29.2" does not name
+    "Announcing Rust 1.29.1", nor "Cargo.toml" the page "Hello, Cargo!": the reader sees another name."""
+    words = len(own_title)
+    first_query = np.zeros(len(targets) + 1, np.int64)
+    for pair in range(len(targets)):
+        first_query[pair + 1] = first_query[pair] + term_starts[targets[pair] + 1] - term_starts[targets[pair]]
+    low, high = np.zeros(first_query[-1], np.int64), np.zeros(first_query[-1], np.int64)
+    seed, named, total = np.zeros(first_query[-1], np.bool_), np.zeros(len(targets), np.bool_), 0
+    run_of, page = np.full(terms + 1, -1, np.int64), -1  # the current page's run of each term
+    for pair in range(len(targets)):
+        target, base = targets[pair], first_query[pair]
+        if pages[pair] != page:  # the pairs come by source: each page's runs are marked once
+            _mark_runs(run_of, run_keys, page, terms, False)
+            page = pages[pair]
+            _mark_runs(run_of, run_keys, page, terms, True)
+        present, fewest, chosen = 0, np.iinfo(np.int64).max, -1
+        for query in range(base, first_query[pair + 1]):
+            term = term_starts[target] + query - base
+            run = run_of[term_ids[term]]
+            if run >= 0:
+                low[query], high[query] = runs[run], runs[run + 1]
+            seed[query] = idf[term_ids[term]] >= common
+            if term_titled[term]:
+                present += high[query] > low[query]
+                if high[query] - low[query] < fewest:
+                    fewest, chosen = high[query] - low[query], query
+        if whole_title[target] > 0 and present >= whole_title[target]:
+            seed[chosen] = True
+        occurrences = 0
+        for query in range(base, first_query[pair + 1]):
+            named[pair] |= seed[query] and high[query] > low[query]
+            occurrences += high[query] - low[query]
+        total += occurrences if named[pair] else 0
+    codes, query_of = np.empty(total, np.int64), np.empty(total, np.int64)
+    weights, rare, seeds = np.zeros(total, term_weights.dtype), np.zeros(total, np.bool_), np.zeros(total, np.bool_)
+    titled, partial, own = np.zeros(total, np.bool_), np.zeros(total, np.bool_), np.zeros(total, np.bool_)
+    made = 0
+    for pair in range(len(targets)):
+        if not named[pair]:
+            continue
+        start, base = made, pair * words
+        for query in range(first_query[pair], first_query[pair + 1]):
+            for at in range(low[query], high[query]):
+                codes[made], query_of[made] = base + order[at], query
+                made += 1
+        _sort_by_code(codes, query_of, start, made)
+        for match in range(start, made):
+            word, query = codes[match] - base, query_of[match]
+            first = last = word  # the word a reader sees it in: its words joined by dots
+            while first > 0 and dotted_before[first] > dotted_before[first - 1]:
+                first -= 1
+            while dotted_before[last + 1] > dotted_before[last]:
+                last += 1
+            held = 1
+            if first < last:  # a dotted word: are its content parts all matched?
+                for other in range(match - 1, start - 1, -1):
+                    if codes[other] < base + first:
+                        break
+                    held += 1
+                for other in range(match + 1, made):
+                    if codes[other] > base + last:
+                        break
+                    held += 1
+            whole = held >= content_before[last + 1] - content_before[first]
+            term = term_starts[targets[pair]] + query - first_query[pair]
+            weights[match] = term_weights[term] if whole else 0
+            rare[match] = idf[term_ids[term]] >= common and whole
+            seeds[match], titled[match] = seed[query] and whole, term_titled[term] and whole
+            partial[match], own[match] = not whole, own_title[word]
+    return codes, weights, rare, seeds, titled, partial, own
+
+
+@compiled
+def _mark_runs(run_of: np.ndarray, run_keys: np.ndarray, page: int, terms: int, mark: bool) -> None:
+    """Set run_of[term] to the run of each term of the page (its key in the sorted run_keys: Phrases.key), or back to
+    -1 (not mark)."""
+    first = page * (terms + 1) + 1
+    for run in range(np.searchsorted(run_keys, first), np.searchsorted(run_keys, first + terms)):
+        run_of[run_keys[run] - first] = run if mark else -1
+
+
+@compiled
+def _sort_by_code(codes: np.ndarray, query_of: np.ndarray, start: int, end: int) -> None:
+    """Sort codes[start:end] (distinct: a word holds one term) and query_of with them: by insertion where they are
+    few, a pair's matches nearly always (an argsort allocates, which cost more than the sort)."""
+    if end - start > 64:
+        by_code = np.argsort(codes[start:end]) + start
+        codes[start:end], query_of[start:end] = codes[by_code], query_of[by_code]
+        return
+    for at in range(start + 1, end):
+        code, query, to = codes[at], query_of[at], at
+        while to > start and codes[to - 1] > code:
+            codes[to], query_of[to] = codes[to - 1], query_of[to - 1]
+            to -= 1
+        codes[to], query_of[to] = code, query
 
 @compiled
 def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, seeds: np.ndarray, titled: np.ndarray,
