@@ -22,7 +22,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import TfidfTransformer
 
 from analysis.compiled import compiled
-from analysis.load import among, distinct, run_items
+from analysis.load import distinct, run_items
 from analysis.words import STOP, Tokens, Vocabulary, terms
 
 EXACT_LIMIT = 10_000  # exact costs ~1 CPU-s here, then grows with pages squared (bench/neighbours.py)
@@ -244,17 +244,16 @@ class Keywords:
     def _mentions_from(self, probe: sparse.csr_matrix, commoner: _Commoner, start: int, end: int, min_share: float,
                        owners: np.ndarray, totals: np.ndarray, per_source: int | None) -> np.ndarray:
         """mentions() by the sources start to end - 1: the candidates' shares from their rarer words, completed where
-        undecided (or to be ordered) by looking up their commoner words among the sources' (page, word) codes."""
-        rows, columns = self.matrix[start:end], self.matrix.shape[1]
+        undecided (or to be ordered) by looking up their commoner words in the sources' rows (_in_rows)."""
+        rows = self.matrix[start:end]
         held = sparse.csr_matrix((np.ones(len(rows.indices), dtype=np.float32), rows.indices, rows.indptr), shape=rows.shape)
-        words = np.repeat(np.arange(end - start, dtype=np.int64), np.diff(rows.indptr)) * columns + rows.indices  # sorted
         shares = (held @ probe).tocoo()
         source, name, share = shares.row.astype(np.int64) + start, shares.col.astype(np.int64), shares.data
         other = owners[name] != source  # a page's own names mention nothing
         # the whole share where the rarer words leave it undecided, or everywhere when it orders a source's mentions
         asked = np.flatnonzero(((share < min_share - SHARE_SLACK) | (per_source is not None)) & other)
         pair, word = run_items(commoner.starts[name[asked]], np.diff(commoner.starts)[name[asked]])
-        found = among((source[asked][pair] - start) * columns + commoner.terms[word], words)
+        found = _in_rows(rows.indptr, rows.indices, source[asked][pair] - start, commoner.terms[word])
         share[asked] += np.bincount(pair[found], weights=commoner.weights[word[found]], minlength=len(asked)).astype(np.float32)
         keep = (share >= min_share - SHARE_SLACK) & other
         source, target, share, weight = source[keep], owners[name[keep]], share[keep], totals[name[keep]]
@@ -286,6 +285,18 @@ class Keywords:
         with ThreadPoolExecutor(THREADS) as pool:
             list(pool.map(fill, range(0, len(sources), self.PAIRS_AT_ONCE)))
         return result
+
+
+@compiled
+def _in_rows(indptr: np.ndarray, indices: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """Whether each row of a CSR matrix with sorted columns has a non-zero in the column asked (rows[k], columns[k]),
+    by binary search in that row alone (a search among a block's every non-zero cost twice the time)."""
+    found = np.zeros(len(rows), np.bool_)
+    for at in range(len(rows)):
+        first, end = indptr[rows[at]], indptr[rows[at] + 1]
+        place = first + np.searchsorted(indices[first:end], columns[at])
+        found[at] = place < end and indices[place] == columns[at]
+    return found
 
 
 @compiled
