@@ -65,9 +65,9 @@ def rejected_pairs(db: sqlite_utils.Database, corpus: Corpus) -> set[tuple[int, 
 def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Suggestion]) -> dict[str, int]:
     """Merge this run's queue into the suggestions table; returns how many rows are new and how many became done.
 
-    The rows go in as they are made, in key order (_by_key), and of the rows already there only each one's status and
-    first sighting are read: a list of every row as a dict, and of the table's rows as dicts, took 440 MB at the
-    re-run of 100,000 synthetic pages (BENCHMARKS.md, "Analysis")."""
+    The rows go in as they are made, and of the rows already there only each one's status and first sighting are
+    read: a list of every row as a dict, and of the table's rows as dicts, took 440 MB at the re-run of 100,000
+    synthetic pages (BENCHMARKS.md, "Analysis")."""
     now = utc_now()
     db["suggestions"].create(SUGGESTIONS, pk=("source", "target"), if_not_exists=True)
     add_missing_columns(db["suggestions"], SUGGESTIONS)
@@ -77,7 +77,7 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Sugg
 
     def rows() -> Iterator[dict]:
         nonlocal new
-        for item in map(queue.__getitem__, _by_key(corpus, queue).tolist()):
+        for item in queue:
             key = (corpus.urls[item.source], corpus.urls[item.target])
             previous = existing.pop(key, None)
             new += previous is None
@@ -103,16 +103,6 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Sugg
         db.conn.executemany("UPDATE suggestions SET status = 'done', last_seen = ? WHERE source = ? AND target = ?", done)
         db.conn.executemany("DELETE FROM suggestions WHERE source = ? AND target = ?", dropped)
     return {"new": new, "done": len(done)}
-
-
-def _by_key(corpus: Corpus, queue: list[Suggestion]) -> np.ndarray:
-    """The queue's order by (source URL, target URL), the table's key: rows inserted so only ever add at the end of the
-    key's index (in score order, at random places in it: 5.0 s -> 2.6 s for 400,000 rows, BENCHMARKS.md)."""
-    url_rank = np.empty(len(corpus.urls), dtype=np.int64)
-    url_rank[sorted(range(len(corpus.urls)), key=corpus.urls.__getitem__)] = np.arange(len(corpus.urls))
-    sources = np.fromiter((item.source for item in queue), dtype=np.int64, count=len(queue))
-    targets = np.fromiter((item.target for item in queue), dtype=np.int64, count=len(queue))
-    return np.lexsort((url_rank[targets], url_rank[sources]))
 
 
 def export_csv(db: sqlite_utils.Database, path: Path) -> int:
