@@ -151,15 +151,44 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
     weight_before = np.zeros(count + 1)
     for at in range(count):
         weight_before[at + 1] = weight_before[at] + weights[at]
-    extra, least = np.float32(EXTRA_WORD_PENALTY), np.float32(MIN_STRENGTH)
     capacity = 1024
     firsts, lasts, pairs = np.empty(capacity, np.int64), np.empty(capacity, np.int64), np.empty(capacity, np.int64)
     strengths, title_only = np.empty(capacity, np.float32), np.empty(capacity, np.bool_)
-    kept, last_start = 0, -1
-    near_low = near_high = low = 0  # pointers into codes: seeds and starts come in order, so each only moves on
-    for seed_at in range(count):
+    state = np.zeros(_STATE, np.int64)  # where the scan stopped: it stops when the windows might not fit
+    state[_LAST_START] = -1
+    while not _scan(state, codes, weights, rare, seeds, titled, partial, own, whole_title, words, valid, content_before,
+                    own_title_before, previous_same, weight_before, firsts, lasts, pairs, strengths, title_only):
+        capacity *= 2
+        firsts, lasts, pairs = _grown(firsts, capacity), _grown(lasts, capacity), _grown(pairs, capacity)
+        strengths, title_only = _grown(strengths, capacity), _grown(title_only, capacity)
+    kept = state[_KEPT]
+    return firsts[:kept], lasts[:kept], pairs[:kept], strengths[:kept], title_only[:kept]
+
+
+_SEED, _KEPT, _LAST_START, _NEAR_LOW, _NEAR_HIGH, _LOW, _STATE = range(7)  # strong_windows' scan state, by place
+WINDOWS_A_SEED = MAX_WORDS * (MAX_WORDS - MIN_WORDS + 1)  # the most windows one seed adds: each start before it, each size
+
+
+@compiled
+def _scan(state: np.ndarray, codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, seeds: np.ndarray,
+          titled: np.ndarray, partial: np.ndarray, own: np.ndarray, whole_title: np.ndarray, words: int,
+          valid: np.ndarray, content_before: np.ndarray, own_title_before: np.ndarray, previous_same: np.ndarray,
+          weight_before: np.ndarray, firsts: np.ndarray, lasts: np.ndarray, pairs: np.ndarray, strengths: np.ndarray,
+          title_only: np.ndarray) -> bool:
+    """strong_windows from the state on, into the arrays: True when every seed is done, False (the state kept) when
+    the arrays may not hold a next seed's windows. Arrays are never replaced here: a grown array assigned in the loop
+    had numba count references at every step (a third of the time)."""
+    extra, least = np.float32(EXTRA_WORD_PENALTY), np.float32(MIN_STRENGTH)
+    count, capacity = len(codes), len(firsts)
+    kept, last_start = state[_KEPT], state[_LAST_START]
+    near_low, near_high, low = state[_NEAR_LOW], state[_NEAR_HIGH], state[_LOW]
+    for seed_at in range(state[_SEED], count):
         if not seeds[seed_at]:
             continue
+        if capacity - kept < WINDOWS_A_SEED:
+            state[_SEED], state[_KEPT], state[_LAST_START] = seed_at, kept, last_start
+            state[_NEAR_LOW], state[_NEAR_HIGH], state[_LOW] = near_low, near_high, low
+            return False
         seed = codes[seed_at]
         while codes[near_low] < seed - MAX_WORDS + 1:
             near_low += 1
@@ -205,14 +234,11 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
                 strength = np.float32(np.rint(strength * np.float32(10000)) / np.float32(10000)) if named else np.float32(0)
                 if strength < least:
                     continue
-                if kept == capacity:
-                    capacity *= 2
-                    firsts, lasts, pairs = _grown(firsts, capacity), _grown(lasts, capacity), _grown(pairs, capacity)
-                    strengths, title_only = _grown(strengths, capacity), _grown(title_only, capacity)
                 firsts[kept], lasts[kept], pairs[kept] = first, last, pair
                 strengths[kept], title_only[kept] = strength, not holds_rare
                 kept += 1
-    return firsts[:kept], lasts[:kept], pairs[:kept], strengths[:kept], title_only[:kept]
+    state[_KEPT] = kept
+    return True
 
 
 @compiled
