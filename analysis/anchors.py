@@ -362,7 +362,7 @@ class AnchorFinder:
         title_words = np.bincount(owner[titled], minlength=pages)
         rare_title_words = np.bincount(owner[titled & (idf[ids] >= self.common)], minlength=pages)
         whole_title = np.where((rare_title_words == 0) & (title_words >= WHOLE_TITLE_WORDS), title_words, 0)
-        return TargetTerms(np.concatenate([[0], np.cumsum(counts)]), ids, weights, titled, whole_title)
+        return TargetTerms(np.concatenate([[0], np.cumsum(counts)]), ids, weights, titled, idf[ids] >= self.common, whole_title)
 
     def _link_words(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The words of the anchors other pages already link these targets with (what the site's editors call each
@@ -407,9 +407,9 @@ class AnchorFinder:
 
     def _matches(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray, names: TargetTerms) -> Matches:
         """Every occurrence, in each pair's source, of a term of its target (windows.find_matches)."""
-        found = find_matches(targets, pages, names.starts, names.ids, names.weights, names.titled, names.whole_title,
-                             self.keywords.idf, np.float32(self.common), phrases.run_keys, phrases.terms,
-                             phrases.runs, phrases.order, phrases.own_title, phrases.dotted_before, phrases.content_before)
+        found = find_matches(targets, pages, names.starts, names.ids, names.weights, names.titled, names.rare,
+                             names.whole_title, phrases.run_keys, phrases.terms, phrases.runs, phrases.order,
+                             phrases.own_title, phrases.dotted_before, phrases.content_before)
         return Matches(*found, names.whole_title[targets], len(phrases.ids))
 
 
@@ -421,6 +421,7 @@ class TargetTerms:
     ids: np.ndarray
     weights: np.ndarray
     titled: np.ndarray  # the term is one of the target's title words
+    rare: np.ndarray  # the term is rare enough to name the target (see COMMON_SHARE)
     whole_title: np.ndarray  # (pages,): for a title of WHOLE_TITLE_WORDS or more words, none rare: their number; else 0
 
 

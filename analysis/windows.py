@@ -24,20 +24,21 @@ BOUND_SLACK = 1e-3  # upper bounds are compared with MIN_STRENGTH less this (flo
 
 @compiled
 def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray, term_ids: np.ndarray,
-                 term_weights: np.ndarray, term_titled: np.ndarray, whole_title: np.ndarray, idf: np.ndarray,
-                 common: np.float32, run_keys: np.ndarray, terms: int, runs: np.ndarray, order: np.ndarray,
-                 own_title: np.ndarray, dotted_before: np.ndarray, content_before: np.ndarray):
+                 term_weights: np.ndarray, term_titled: np.ndarray, term_rare: np.ndarray, whole_title: np.ndarray,
+                 run_keys: np.ndarray, terms: int, runs: np.ndarray, order: np.ndarray, own_title: np.ndarray,
+                 dotted_before: np.ndarray, content_before: np.ndarray):
     """Every occurrence, in pair j's source (pages[j] of some Phrases), of a term of its target (targets[j], whose
     terms are term_*[term_starts[t]:term_starts[t + 1]], anchors.TargetTerms), as the attributes of anchors.Matches:
     codes j * words + word, sorted, then weights, rare, seeds, titled, partial, own.
 
     A term is looked up among the source's runs (Phrases.run_keys, runs and order), marked by term in one dense array
-    while the source's pairs are read (a hash look-up each cost more). Rare: its IDF is common or more. Seeds, the words a window may be built around: the rare terms and, for a
-    whole_title target whose every title word the source holds, the title word it holds fewest times (the first of
-    them: a window that holds the whole title holds that word too). Only the pairs whose source holds a seed can have
-    a window: the others' matches are not made. A match inside a dotted word ("1.29.2") that the target's terms do
-    not hold whole (every content part) is partial: it weighs nothing and seeds nothing. "1.29.2" does not name
-    "Announcing Rust 1.29.1", nor "Cargo.toml" the page "Hello, Cargo!": the reader sees another name."""
+    while the source's pairs are read (a hash look-up each cost more). Seeds, the words a window may be built around:
+    the rare terms and, for a whole_title target whose every title word the source holds, the title word it holds
+    fewest times (the first of them: a window that holds the whole title holds that word too). Only the pairs whose
+    source holds a seed can have a window: the others' matches are not made. A match inside a dotted word ("1.29.2")
+    that the target's terms do not hold whole (every content part) is partial: it weighs nothing and seeds nothing.
+    "1.29.2" does not name "Announcing Rust 1.29.1", nor "Cargo.toml" the page "Hello, Cargo!": the reader sees
+    another name."""
     words = len(own_title)
     first_query = np.zeros(len(targets) + 1, np.int64)
     for pair in range(len(targets)):
@@ -57,7 +58,7 @@ def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray
             run = run_of[term_ids[term]]
             if run >= 0:
                 low[query], high[query] = runs[run], runs[run + 1]
-            seed[query] = idf[term_ids[term]] >= common
+            seed[query] = term_rare[term]
             if term_titled[term]:
                 present += high[query] > low[query]
                 if high[query] - low[query] < fewest:
@@ -102,7 +103,7 @@ def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray
             whole = held >= content_before[last + 1] - content_before[first]
             term = term_starts[targets[pair]] + query - first_query[pair]
             weights[match] = term_weights[term] if whole else 0
-            rare[match] = idf[term_ids[term]] >= common and whole
+            rare[match] = term_rare[term] and whole
             seeds[match], titled[match] = seed[query] and whole, term_titled[term] and whole
             partial[match], own[match] = not whole, own_title[word]
     return codes, weights, rare, seeds, titled, partial, own
