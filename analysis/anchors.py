@@ -42,7 +42,7 @@ import numpy as np
 from analysis.index import THREADS, Keywords
 from analysis.load import Corpus, among, distinct, run_items
 from analysis.phrases import MAX_WORDS, Phrases, phrases_of
-from analysis.windows import choose, find_matches, strong_windows
+from analysis.windows import choose, find_matches, names_held, strong_windows
 from analysis.words import WORD, stem, terms
 from linkspider.sentences import sentence_at
 
@@ -131,11 +131,8 @@ class PageNames:
     def held(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, list[str]]:
         """The names whose every term the pair's source holds (pages[j] of the phrases, targets[j]): (j, the name) of
         each, by j. Only these can be written out in the source (AnchorFinder.names_said)."""
-        pair, name = run_items(self.starts[targets], self.starts[targets + 1] - self.starts[targets])
-        row, term = run_items(self.term_starts[name], self.term_starts[name + 1] - self.term_starts[name])
-        low, high = phrases.occurrences(phrases.key(pages[pair[row]], self.terms[term]))
-        held = np.flatnonzero(np.bincount(row[high == low], minlength=len(name)) == 0)
-        return pair[held], [self.texts[named] for named in name[held].tolist()]
+        pairs, names = names_held(targets, pages, self.starts, self.term_starts, self.terms, phrases.run_keys, phrases.terms)
+        return pairs, [self.texts[name] for name in names.tolist()]
 
 
 @dataclass

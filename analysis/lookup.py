@@ -2,8 +2,9 @@
 
 numpy has no hash look-up; a binary search in sorted keys (np.searchsorted) is its usual stand-in
 and takes ~17 dependent steps a key where this takes one or two: 2.2x faster on 5M words' packed
-spellings, 2.5x on the anchor search's (page, term) look-ups, when it was numpy passes over all keys;
-it is now a compiled loop that probes key by key (BENCHMARKS.md, "Analysis").
+spellings when it was numpy passes over all keys; it is now a compiled loop that probes key by key
+(BENCHMARKS.md, "Analysis"). (The anchor search's (page, term) look-ups used it too; they now mark
+one page's terms at a time in a dense array, windows.py.)
 """
 
 from __future__ import annotations

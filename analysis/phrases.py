@@ -18,7 +18,6 @@ import numpy as np
 from analysis.compiled import compiled
 from analysis.index import Keywords
 from analysis.load import Corpus, among, distinct
-from analysis.lookup import HashTable
 from analysis.words import STOP, Tokens
 from linkspider.sentences import sentence_at, sentence_spans
 
@@ -32,10 +31,9 @@ class Phrases:
     ids: np.ndarray  # term id per word (STOP for stop words)
     starts: np.ndarray  # character offsets in the word's own page
     ends: np.ndarray
-    order: np.ndarray  # the words sorted by their (page, term) key (see key): where each term occurs on each page
+    order: np.ndarray  # the words sorted by their (page, term) key (run_keys): where each term occurs on each page
     runs: np.ndarray  # where the words of each distinct key start in that order, then the number of words
-    run_of: HashTable  # distinct key -> its run
-    run_keys: np.ndarray  # the distinct keys, sorted
+    run_keys: np.ndarray  # the distinct keys (page * (terms + 1) + term + 1: the page's place among these), sorted
     valid: np.ndarray  # (words, sizes): the window of this size starting at this word may be an anchor
     content_before: np.ndarray  # non-stop words before each word
     own_title: np.ndarray  # per word: a content word of its own page's title (_own_title_words)
@@ -47,17 +45,6 @@ class Phrases:
     def spoken_words(self, first: np.ndarray, last: np.ndarray) -> np.ndarray:
         """Words of each window (first to last word) as a reader counts them: "Rust 1.32.0" is two."""
         return last - first + 1 - (self.dotted_before[last] - self.dotted_before[first])
-
-    def key(self, page: np.ndarray, term: np.ndarray) -> np.ndarray:
-        """The sort key of a term on a page (page is the position among the pages these phrases were made of)."""
-        return page * (self.terms + 1) + term + 1
-
-    def occurrences(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(low, high) of each key in keys: where the words of that term on that page are in key order (low == high
-        for none). What two binary searches give, from one hash look-up (lookup.py)."""
-        run, known = self.run_of.get(keys.astype(np.uint64))
-        low = self.runs[run]
-        return low, np.where(known, self.runs[run + 1], low)
 
 
 def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
@@ -79,9 +66,7 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
     repeated = np.flatnonzero(keys[1:] == keys[:-1]) + 1
     previous_same[order[repeated]] = order[repeated - 1]
     runs = np.flatnonzero(np.diff(keys, prepend=-1))
-    asked = keys[runs] != 0  # 0: a stop word of the first page, which no term asks for
-    run_of = HashTable.of(keys[runs[asked]].astype(np.uint64), np.flatnonzero(asked))
-    return Phrases(ids, tokens.starts, tokens.ends, order, np.append(runs, count), run_of, keys[runs], valid,
+    return Phrases(ids, tokens.starts, tokens.ends, order, np.append(runs, count), keys[runs], valid,
                    content_before, own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before, previous_same, terms)
 
 

@@ -110,9 +110,35 @@ def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray
 
 
 @compiled
+def names_held(targets: np.ndarray, pages: np.ndarray, name_starts: np.ndarray, term_starts: np.ndarray,
+               name_terms: np.ndarray, run_keys: np.ndarray, terms: int) -> tuple[np.ndarray, np.ndarray]:
+    """(j, name) of each name of pair j's target (targets[j], whose names are name_starts[t]:name_starts[t + 1], name
+    n's terms name_terms[term_starts[n]:term_starts[n + 1]]: anchors.PageNames) whose every term pair j's source
+    (pages[j] of some Phrases, whose run_keys these are) holds, by j."""
+    asked = 0
+    for pair in range(len(targets)):
+        asked += name_starts[targets[pair] + 1] - name_starts[targets[pair]]
+    pairs, names, held = np.empty(asked, np.int64), np.empty(asked, np.int64), 0
+    run_of, page = np.full(terms + 1, -1, np.int64), -1  # the current page's run of each term, as in find_matches
+    for pair in range(len(targets)):
+        if pages[pair] != page:
+            _mark_runs(run_of, run_keys, page, terms, False)
+            page = pages[pair]
+            _mark_runs(run_of, run_keys, page, terms, True)
+        for name in range(name_starts[targets[pair]], name_starts[targets[pair] + 1]):
+            every = True
+            for term in range(term_starts[name], term_starts[name + 1]):
+                every &= run_of[name_terms[term]] >= 0
+            if every:
+                pairs[held], names[held] = pair, name
+                held += 1
+    return pairs[:held], names[:held]
+
+
+@compiled
 def _mark_runs(run_of: np.ndarray, run_keys: np.ndarray, page: int, terms: int, mark: bool) -> None:
-    """Set run_of[term] to the run of each term of the page (its key in the sorted run_keys: Phrases.key), or back to
-    -1 (not mark)."""
+    """Set run_of[term] to the run of each term of the page (its key in the sorted Phrases.run_keys), or back to -1
+    (not mark)."""
     first = page * (terms + 1) + 1
     for run in range(np.searchsorted(run_keys, first), np.searchsorted(run_keys, first + terms)):
         run_of[run_keys[run] - first] = run if mark else -1
