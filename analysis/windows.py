@@ -20,6 +20,7 @@ from analysis.phrases import MAX_WORDS, MIN_WORDS
 EXTRA_WORD_PENALTY = 0.08  # per word of the phrase that is not a term of the target
 MIN_STRENGTH = 0.3  # a phrase weaker than this is not an anchor
 BOUND_SLACK = 1e-3  # upper bounds are compared with MIN_STRENGTH less this (float32 sums, strengths rounded to 4 places)
+WINDOWS_AT_FIRST = 1024  # strong_windows' arrays at first; grown twofold as they fill
 
 
 @compiled
@@ -178,7 +179,7 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
     weight_before = np.zeros(count + 1)
     for at in range(count):
         weight_before[at + 1] = weight_before[at] + weights[at]
-    capacity = 1024
+    capacity = WINDOWS_AT_FIRST
     firsts, lasts, pairs = np.empty(capacity, np.int64), np.empty(capacity, np.int64), np.empty(capacity, np.int64)
     strengths, title_only = np.empty(capacity, np.float32), np.empty(capacity, np.bool_)
     state = np.zeros(_STATE, np.int64)  # where the scan stopped: it stops when the windows might not fit

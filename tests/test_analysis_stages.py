@@ -31,7 +31,7 @@ from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, 
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
 from analysis.phrases import MIN_WORDS, phrases_of
-from analysis.windows import choose
+from analysis.windows import WINDOWS_AT_FIRST, choose, strong_windows
 from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes,
                            template_lines)
 from analysis.score import Suggestion, rank
@@ -813,6 +813,28 @@ def test_a_source_that_writes_out_the_targets_name_takes_it_as_the_anchor(site: 
     assert (cited.text, cited.source, cited.strength) == ("Compiler Ambitions for 2022", "text", found.best[0].round(4))
     assert corpus.texts[cites][cited.offset:cited.offset + len(cited.text)] == cited.text
     assert in_link.text != "Compiler Ambitions for 2022" and "Using OCR to fix a hilarious bug" not in long_name.text
+
+
+def test_the_window_scan_resumes_where_it_stopped_to_grow_its_arrays(site: Site) -> None:
+    """strong_windows scans into arrays of WINDOWS_AT_FIRST windows and stops to grow them when the next seed's might
+    not fit: a block of many copies of one pair finds more windows than that, and the same ones for every copy."""
+    corpus, finder = filler_site(site, "deploys, queues and workers", [
+        ("/target/", "Parallel Codegen Ambitions", "The compiler team plans parallel codegen."),
+        ("/source/", "Notes", " ".join(f"Parallel codegen ambitions number {n} came early." for n in range(12))),
+    ])
+    source, target = corpus.urls.index(url("/source/")), corpus.urls.index(url("/target/"))
+    copies = 200
+    phrases = phrases_of(corpus, finder.keywords, [source])
+    matches = finder._matches(phrases, np.zeros(copies, dtype=np.int64), np.full(copies, target), finder.target_terms(np.array([target])))
+    first, last, pair, strength, _ = strong_windows(
+        matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
+        matches.whole_title, matches.words, phrases.valid, phrases.content_before, phrases.own_title_before,
+        phrases.previous_same)
+    assert len(first) > 2 * WINDOWS_AT_FIRST  # grown twice at least
+    per_copy = np.bincount(pair, minlength=copies)
+    assert (per_copy == per_copy[0]).all() and per_copy[0] > 0
+    windows = np.column_stack([first, last, strength.view(np.int32)]).reshape(copies, per_copy[0], 3)
+    assert (windows == windows[0]).all()
 
 
 def test_a_title_of_common_words_names_its_page_only_where_it_is_written_out(site: Site) -> None:
