@@ -134,8 +134,10 @@ def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_pe
             bar.update(len(rows))
     rows = np.concatenate([np.zeros(0, dtype=np.int64), *(rows for rows, _ in anchored)])
     by_row = np.argsort(rows)
+    # queue order: by score, then source, then target; the candidates come by source and target, so a stable sort
+    # keeps that order among equal scores (a three-key lexsort took 1.7 s of the main thread at 100,000 pages)
     return Ranked(corpus, candidates, rows[by_row], Found.joined([found for _, found in anchored])[by_row], finder, scores,
-                  np.lexsort((candidates.target, candidates.source, -scores)))
+                  np.argsort(-scores, kind="stable"))
 
 
 def _firsts(sources: np.ndarray, targets: np.ndarray, scores: np.ndarray, count: int) -> np.ndarray:
