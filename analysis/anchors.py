@@ -357,9 +357,10 @@ class AnchorFinder:
         titled, counts = titled[order], np.bincount(owner, minlength=pages)
         owner = owner[order]
         title_words = np.bincount(owner[titled], minlength=pages)
-        rare_title_words = np.bincount(owner[titled & (idf[ids] >= self.common)], minlength=pages)
+        rare = idf[ids] >= self.common
+        rare_title_words = np.bincount(owner[titled & rare], minlength=pages)
         whole_title = np.where((rare_title_words == 0) & (title_words >= WHOLE_TITLE_WORDS), title_words, 0)
-        return TargetTerms(np.concatenate([[0], np.cumsum(counts)]), ids, weights, titled, idf[ids] >= self.common, whole_title)
+        return TargetTerms(np.concatenate([[0], np.cumsum(counts)]), ids, weights, titled, rare, whole_title)
 
     def _link_words(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The words of the anchors other pages already link these targets with (what the site's editors call each

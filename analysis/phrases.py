@@ -91,7 +91,7 @@ def _valid_windows(stop: np.ndarray, joined: np.ndarray, dotted: np.ndarray, blo
 
 
 def _own_title_words(corpus: Corpus, keywords: Keywords, pages: list[int], keys: np.ndarray, terms: int) -> np.ndarray:
-    """Per word (keys: Phrases.key of each): a content word of its own page's title. A window that names a target by
+    """Per word (keys: its (page, term) key, as Phrases.run_keys): a content word of its own page's title. A window that names a target by
     such words only names the page it is on ("cargo doc" on the page of `cargo doc`), unless the target's title holds
     them all too (anchors.py)."""
     owned = [place * (terms + 1) + term + 1 for place, page in enumerate(pages) for term in keywords.title_terms(corpus.titles[page])]

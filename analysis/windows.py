@@ -50,9 +50,7 @@ def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray
     for pair in range(len(targets)):
         target, base = targets[pair], first_query[pair]
         if pages[pair] != page:  # the pairs come by source: each page's runs are marked once
-            _mark_runs(run_of, run_keys, page, terms, False)
-            page = pages[pair]
-            _mark_runs(run_of, run_keys, page, terms, True)
+            page = _mark_runs(run_of, run_keys, terms, page, pages[pair])
         present, fewest, chosen = 0, np.iinfo(np.int64).max, -1
         for query in range(base, first_query[pair + 1]):
             term = term_starts[target] + query - base
@@ -123,9 +121,7 @@ def names_held(targets: np.ndarray, pages: np.ndarray, name_starts: np.ndarray, 
     run_of, page = np.full(terms + 1, -1, np.int64), -1  # the current page's run of each term, as in find_matches
     for pair in range(len(targets)):
         if pages[pair] != page:
-            _mark_runs(run_of, run_keys, page, terms, False)
-            page = pages[pair]
-            _mark_runs(run_of, run_keys, page, terms, True)
+            page = _mark_runs(run_of, run_keys, terms, page, pages[pair])
         for name in range(name_starts[targets[pair]], name_starts[targets[pair] + 1]):
             every = True
             for term in range(term_starts[name], term_starts[name + 1]):
@@ -137,12 +133,14 @@ def names_held(targets: np.ndarray, pages: np.ndarray, name_starts: np.ndarray, 
 
 
 @compiled
-def _mark_runs(run_of: np.ndarray, run_keys: np.ndarray, page: int, terms: int, mark: bool) -> None:
-    """Set run_of[term] to the run of each term of the page (its key in the sorted Phrases.run_keys), or back to -1
-    (not mark)."""
-    first = page * (terms + 1) + 1
-    for run in range(np.searchsorted(run_keys, first), np.searchsorted(run_keys, first + terms)):
-        run_of[run_keys[run] - first] = run if mark else -1
+def _mark_runs(run_of: np.ndarray, run_keys: np.ndarray, terms: int, page: int, next_page: int) -> int:
+    """Set run_of[term] back to -1 for each term of the page marked so far (-1: none), then to the run of each term of
+    the next page (its key's place in the sorted Phrases.run_keys); returns the next page."""
+    for marked, run_or_none in ((page, False), (next_page, True)):
+        first = marked * (terms + 1) + 1
+        for run in range(np.searchsorted(run_keys, first), np.searchsorted(run_keys, first + terms)):
+            run_of[run_keys[run] - first] = run if run_or_none else -1
+    return next_page
 
 
 @compiled
