@@ -523,9 +523,9 @@ print(np.array_equal(keywords.similarity(sources, targets), expected), shared.ma
 
 
 def test_keyword_similarity_is_scipys_row_product_sum_to_the_bit_also_loaded_from_numbas_cache(tmp_path: Path) -> None:
-    """The compiled merge sums as scipy does, to the bit; and it works loaded back from numba's cache, as every analysis
-    after a machine's first loads it (a recursive version compiled fine, then died with a segfault when loaded back).
-    Two processes on one fresh cache: the first compiles, the second loads."""
+    """The compiled row product (_row_dots) sums as scipy does, to the bit; and it works loaded back from numba's cache,
+    as every analysis after a machine's first loads it (a recursive version compiled fine, then died with a segfault
+    when loaded back). Two processes on one fresh cache: the first compiles, the second loads."""
     for run in ("compiled", "loaded from the cache"):
         done = subprocess.run([sys.executable, "-c", SCIPY_SUM_SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=600,
                               env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
