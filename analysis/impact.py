@@ -42,7 +42,7 @@ from scipy import sparse
 from scipy.sparse import csgraph
 
 from analysis.export import SUGGESTIONS, replace_table
-from analysis.load import distinct, page_titles, resolved_rows, resolver
+from analysis.load import SiteLinks, distinct, page_titles, read_links, resolver
 from linkspider.db import add_missing_columns
 
 DAMPING = 0.85
@@ -138,8 +138,9 @@ class Impact:
         return f"over all {len(self.graph.pages)} live HTML pages: {figures}"
 
 
-def load_graph(db: sqlite_utils.Database) -> Graph:
-    """The resolved graph of the crawl in the database, with the latest crawl's start URLs.
+def load_graph(db: sqlite_utils.Database, links: SiteLinks | None = None) -> Graph:
+    """The resolved graph of the crawl in the database, with the latest crawl's start URLs; its links as given (read
+    by the analysis just before, load_corpus) when they are of these very pages, else read here.
 
     The 1.5M links of 100,000 pages are read as pair codes into arrays: a set and a dict of URL pairs took
     11 s of the stage's 25 (BENCHMARKS.md, "Analysis")."""
@@ -150,17 +151,9 @@ def load_graph(db: sqlite_utils.Database) -> Graph:
     urls = [row["url"] for row in rows]
     titles = page_titles([row["title"] for row in rows], [row["h1"] for row in rows], urls)
     index = {url: i for i, url in enumerate(urls)}
-    node = resolved_rows(resolve, index)
-    pages, codes, kinds = len(urls), array("q"), array("b")  # kind: 2 if from the content, + 1 if it passes PageRank
-    for source, target, kind in db.execute(
-        "SELECT links.source, links.target, 2 * (links.region = 'content') + NOT (links.nofollow OR coalesce(pages.nofollow, 0)) "
-        "FROM links JOIN pages ON pages.url = links.source WHERE links.external = 0 AND pages.gone = 0 AND pages.status = 200"
-    ):
-        i, j = node.get(source), node.get(target)
-        if i is not None and j is not None and i != j:
-            codes.append(i * pages + j)
-            kinds.append(kind)
-    linked, kind = np.frombuffer(codes, dtype=np.int64), np.frombuffer(kinds, dtype=np.int8)
+    if links is None or links.pages != urls:
+        links = read_links(db, resolve)
+    pages, linked, kind = len(urls), links.codes, links.kinds
     crawl = db.execute("SELECT start_urls FROM crawls ORDER BY id DESC LIMIT 1").fetchone()
     start = {resolve.get(url, url) for url in (crawl[0] or "").split()} & index.keys() if crawl else set()
     return Graph(urls, code_matrix(distinct(linked), pages), code_matrix(distinct(linked[kind % 2 == 1]), pages),
@@ -255,11 +248,12 @@ def gini(values: Iterable[float]) -> float | None:
     return sum((2 * rank - count - 1) * value for rank, value in enumerate(ordered, 1)) / (count * total)
 
 
-def measure_impact(db: sqlite_utils.Database, approved_only: bool = False) -> Impact:
-    """Measure the crawl's graph with and without the queue, store the figures and gains, return them."""
+def measure_impact(db: sqlite_utils.Database, approved_only: bool = False, links: SiteLinks | None = None) -> Impact:
+    """Measure the crawl's graph with and without the queue, store the figures and gains, return them (links: as
+    load_graph takes them)."""
     if "suggestions" not in db.table_names():
         raise NotAnalysed("this database has no review queue yet; run `scrapy analyze DB` on it first")
-    graph = load_graph(db)
+    graph = load_graph(db, links)
     statuses = ("approved",) if approved_only else QUEUED
     rows, sources, targets, applied = _suggestions(db, graph.index, statuses)
     measured = (sources >= 0) & (targets >= 0)  # pages gone since the analysis are left out

@@ -164,7 +164,7 @@ def run(db_path: str | Path, options: Options) -> Result:
         save_hubs(db, corpus, proposal.hubs, proposal.max_per_target)
         changes = record_changes(db, corpus, len(proposal.queue), counts)
     with timed(timings, "impact", options.progress):
-        impact = measure_impact(db, options.approved_only)
+        impact = measure_impact(db, options.approved_only, corpus.site)
     with timed(timings, "export", options.progress):
         counts["rows"] = export_csv(db, csv_path)  # after the impact: the CSV shows each suggestion's gain
     with timed(timings, "report", options.progress):

@@ -7,6 +7,7 @@ suggestions table in the analysis' schema with the statuses a reviewer would set
 from __future__ import annotations
 
 import csv
+from dataclasses import replace
 from pathlib import Path
 
 import networkx as nx
@@ -17,6 +18,7 @@ from scipy import sparse
 
 from analysis.export import CSV_HEADER, SUGGESTIONS, export_csv
 from analysis.impact import DAMPING, NotAnalysed, gini, load_graph, marginal_gains, measure, measure_impact, pagerank
+from analysis.load import load_corpus
 from linkspider.db import open_database
 
 BASE = "http://site.test"
@@ -179,6 +181,29 @@ def test_redirects_and_canonicals_resolve_and_dead_pages_are_not_in_the_graph(tm
     measure_impact(db)
     assert column(db, "depth_before") == {"/": 0, "/new": 1, "/post": 2, "/deep": 3}  # a redirect is not a click
     assert column(db, "inbound_before") == {"/": 0, "/new": 1, "/post": 1, "/deep": 1}
+
+
+def test_the_links_an_analysis_read_make_the_graph_a_read_of_its_own_makes(tmp_path: Path) -> None:
+    """load_corpus reads the whole site's links with the corpus's (one pass over the links table); impact takes them
+    as its graph when they are of its pages, and reads its own when not."""
+    text = {"main_text": "words " * 60, "word_count": 60}
+    db = crawl(tmp_path, {
+        "/": text, "/new": text, "/post": text, "/deep": text, "/c": {**text, "nofollow": 1},
+        "/old": {"status": 301, "redirect_to": url("/new"), "final_url": url("/new")},
+        "/post/print": {**text, "canonical": url("/post")}, "/missing": {"status": 404}, "/gone": {**text, "gone": 1},
+    }, [("/", "/old", "content"), ("/new", "/post/print", "content", True), ("/post/print", "/deep", "nav"),
+        ("/", "/missing", "content"), ("/", "/gone", "content"), ("/gone", "/deep", "content"), ("/c", "/deep", "content"),
+        ("/deep", "/", "nav"), ("/deep", "/deep", "content")])
+    db["links"].insert({"source": url("/"), "target": "https://elsewhere.test/", "region": "content", "nofollow": 0, "external": 1})
+    own, given = load_graph(db), load_graph(db, load_corpus(db, min_words=1).site)
+    for graph in (own, given):
+        assert graph.pages == [url(path) for path in ("/", "/c", "/deep", "/new", "/post")]
+    assert (given.links != own.links).nnz == 0 and (given.followed != own.followed).nnz == 0
+    assert given.content.tolist() == own.content.tolist() and own.links.nnz == 5 and own.followed.nnz == 3
+    read = load_corpus(db, min_words=1).site
+    taken = load_graph(db, replace(read, codes=read.codes[:1], kinds=read.kinds[:1]))  # taken as they are
+    assert taken.links.nnz == 1
+    assert (load_graph(db, replace(read, pages=read.pages[1:])).links != own.links).nnz == 0  # of other pages: not taken
 
 
 def test_a_nofollow_link_is_a_click_that_passes_no_pagerank(tmp_path: Path) -> None:
