@@ -42,8 +42,8 @@ import numpy as np
 from analysis.index import THREADS, Keywords
 from analysis.load import Corpus, among, distinct, run_items
 from analysis.phrases import MAX_WORDS, Phrases, phrases_of
-from analysis.windows import choose, find_matches, names_held, strong_windows
-from analysis.words import WORD, stem, terms
+from analysis.windows import choose, find_matches, names_held, runs_held, strong_windows
+from analysis.words import WORD, run_hashes, stem, terms
 from linkspider.sentences import sentence_at
 
 SHORTER_ANCHOR = 0.2  # per word, times the pair's best strength: the anchor shown is the window with the most strength less this
@@ -271,20 +271,37 @@ class AnchorFinder:
         hundred candidates, and of a target with many headings the one or two its source may cite.
         """
         said, names_at = np.zeros(len(sources), dtype=bool), {}
-        made = self._names_made
-        source, text, runs, same_offsets = -1, "", "", True
-        for row, asked in zip(rows.tolist(), names):  # by source: each text read once; a pair's own name first (_joined)
+        if not names:
+            return said, names_at
+        pages, place = np.unique(sources[rows], return_inverse=True)
+        texts = [self.corpus.texts[page].lower() for page in pages.tolist()]
+        asked = list(dict.fromkeys(names))  # each name once
+        name_of = {name: at for at, name in enumerate(asked)}
+        written = self._names(asked)
+        may_be = runs_held(*run_hashes(texts), np.concatenate([name.hashes for name in written]),
+                           np.cumsum([0, *(len(name.hashes) for name in written)]), place,
+                           np.fromiter(map(name_of.get, names), dtype=np.int64, count=len(names)))
+        for at in np.flatnonzero(may_be).tolist():  # by source; a pair's own name first (_joined)
+            row, name, text = int(rows[at]), written[name_of[names[at]]], texts[place[at]]
             if said[row]:
                 continue
-            name = made.get(asked) or made.setdefault(asked, _Name.of(asked))
-            if sources[row] != source:
-                source, text = int(sources[row]), self.corpus.texts[sources[row]].lower()
-                runs, same_offsets = _runs(text), len(text) == len(self.corpus.texts[source])  # lowering kept every offset
-            at = name.written_at(text, runs)
-            said[row] = at is not None
-            if said[row] and same_offsets and len(name.words) <= MAX_WORDS and asked in self._page_names and self._open(source, *at):
-                names_at[row] = at
+            source = int(sources[row])
+            found = _said_at(name.pattern, text)
+            said[row] = found is not None
+            if (said[row] and len(text) == len(self.corpus.texts[source])  # lowering kept every offset
+                    and len(name.words) <= MAX_WORDS and names[at] in self._page_names and self._open(source, *found)):
+                names_at[row] = found
         return said, names_at
+
+    def _names(self, names: list[str]) -> list[_Name]:
+        """These names as _Name, each made once whichever block asks it first (their runs hashed together)."""
+        made = self._names_made
+        new = [name for name in names if name not in made]
+        words = [tuple(_words(name)) for name in new]
+        hashes, starts = run_hashes([" ".join(own) for own in words])
+        for name, own, start, end in zip(new, words, starts[:-1].tolist(), starts[1:].tolist()):
+            made[name] = _Name(own, hashes[start:end])
+        return [made[name] for name in names]
 
     def _open(self, page: int, start: int, end: int) -> bool:
         """No existing link, code block or template line of the page overlaps text[start:end] (as phrases._blocked)."""
@@ -442,42 +459,19 @@ _GOES_ON = re.compile(r"[.'\u2019-]?\w")  # after a match: the last word goes on
 _GOES_BACK = re.compile(r"\w[.'\u2019-]?$")  # before it: the first word started earlier
 
 
-_RUN = re.compile(r"\w+")  # a run of word characters: a name written out in a text brings its runs, in order
-_ASCII_RUNS = bytes(code if code < 128 and _RUN.match(chr(code)) else ord(" ") for code in range(256))  # for bytes.translate
-
-
-def _runs(text: str) -> str:
-    """The text's runs of word characters, one space between them and one at each end: a text that writes a name out
-    holds the name's _runs. An ASCII text's other characters are made spaces at once (bytes.translate), and split
-    away: 3x faster than the regex, which takes 9 s for the 100,000 synthetic pages (BENCHMARKS.md, "Analysis")."""
-    if text.isascii():
-        return f" {b' '.join(text.encode('ascii').translate(_ASCII_RUNS).split()).decode('ascii')} "
-    return f" {' '.join(_RUN.findall(text))} "
-
-
 @dataclass
 class _Name:
     """A page's name or heading, to look for written out word for word in lower-cased texts."""
 
     words: tuple[str, ...]  # _words of it
-    runs: str  # _runs of it
-
-    @classmethod
-    def of(cls, name: str) -> _Name:
-        words = tuple(_words(name))
-        return cls(words, _runs(" ".join(words)))
-
-    def written_at(self, text: str, runs: str) -> tuple[int, int] | None:
-        """Where the lower-cased text (runs: its _runs) first writes the name out, or None. Most names asked fail a
-        first test, that the text's runs hold the name's, one after the other, which costs a substring search; the
-        pattern, which costs a compilation a name (searched for every name asked, it was most of the rank stage on
-        artsy and 18 s of 105 at 100,000 synthetic pages), is searched for the others only. A text the pattern matches
-        always passes: the match starts and ends beside no word character, and its runs are the name's."""
-        return _said_at(self.pattern, text) if self.runs in runs else None
+    hashes: np.ndarray  # of its runs of word characters (words.run_hashes): a text that writes the name out holds them
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
-        """What matches the name's words in a lower-cased text, whatever spacing and punctuation part them."""
+        """What matches the name's words in a lower-cased text, whatever spacing and punctuation part them. Compiled
+        only for the texts whose runs may hold the name's (windows.runs_held): a compilation for every name asked was
+        most of the rank stage on artsy and 18 s of 105 at 100,000 synthetic pages. A text the pattern matches always
+        holds them: the match starts and ends beside no word character, and its runs are the name's."""
         return re.compile(r"\W+".join(re.escape(word).replace("'", "['\u2019]") for word in self.words))
 
 

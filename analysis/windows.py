@@ -133,6 +133,27 @@ def names_held(targets: np.ndarray, pages: np.ndarray, name_starts: np.ndarray, 
 
 
 @compiled
+def runs_held(text_hashes: np.ndarray, text_starts: np.ndarray, name_hashes: np.ndarray, name_starts: np.ndarray,
+              texts: np.ndarray, names: np.ndarray) -> np.ndarray:
+    """Whether text texts[k]'s runs hold name names[k]'s one after the other, for each k, by their hashes
+    (words.run_hashes: text t's are text_hashes[text_starts[t]:text_starts[t + 1]], name n's likewise): False says the
+    text does not write the name out; True, that it may (AnchorFinder.names_said)."""
+    held = np.zeros(len(texts), np.bool_)
+    for asked in range(len(texts)):
+        first, size = name_starts[names[asked]], name_starts[names[asked] + 1] - name_starts[names[asked]]
+        for at in range(text_starts[texts[asked]], text_starts[texts[asked] + 1] - size + 1):
+            same = True
+            for offset in range(size):
+                if text_hashes[at + offset] != name_hashes[first + offset]:
+                    same = False
+                    break
+            if same:
+                held[asked] = True
+                break
+    return held
+
+
+@compiled
 def _mark_runs(run_of: np.ndarray, run_keys: np.ndarray, terms: int, page: int, next_page: int) -> int:
     """Set run_of[term] back to -1 for each term of the page marked so far (-1: none), then to the run of each term of
     the next page (its key's place in the sorted Phrases.run_keys); returns the next page."""

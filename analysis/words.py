@@ -35,6 +35,7 @@ _SIX_BITS[[ord(character) for character in PACKED_CHARACTERS]] = np.arange(1, le
 _WORD_CHARACTER = re.compile(r"\w")
 _ASCII_WORD_CHARACTERS = np.array([_WORD_CHARACTER.match(chr(code)) is not None for code in range(128)])
 _JOINER_CODES = np.array([ord(character) for character in WORD_JOINERS], dtype=np.uint32)
+_FNV_OFFSET, _FNV_PRIME = np.uint64(0xCBF29CE484222325), np.uint64(0x100000001B3)
 
 
 @lru_cache(maxsize=200_000)
@@ -139,12 +140,9 @@ class Vocabulary:
         the words (_word_spans): runs of the regex's word characters, with single WORD_JOINERS inside
         (what WORD finds). A short word is packed into a number (_pack) and looked up among the packed
         spellings seen."""
-        text = "\n".join(texts)  # a line break is neither in a word nor in a phrase
-        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        others = np.unique(codes[codes > 127])  # the regex is asked of each code point outside ASCII once
-        others_in_words = np.array([_WORD_CHARACTER.match(chr(code)) is not None for code in others.tolist()], dtype=bool)
-        starts, ends = _word_spans(codes, others, others_in_words)
-        text_starts = np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
+        text, codes, in_word = _code_points(texts)
+        starts, ends = _word_spans(codes, in_word)
+        text_starts = _text_starts(texts)
         text_of = np.searchsorted(text_starts, starts, "right") - 1
         between, next_to = codes[ends[:-1]], starts[1:] - ends[:-1] == 1
         ratio = next_to & (between == ord(":")) & _is_digit(codes[ends[:-1] - 1]) & _is_digit(codes[starts[1:]])  # "1:16"
@@ -220,14 +218,62 @@ def _among(codes: np.ndarray, characters: str) -> np.ndarray:
     return np.logical_or.reduce([codes == ord(character) for character in characters])
 
 
+def _code_points(texts: list[str]) -> tuple[str, np.ndarray, np.ndarray]:
+    """The texts laid end to end on separate lines (a line break is neither in a word nor in a phrase), its code
+    points, and which of them are the regex's word characters (\\w: ASCII from a table, each other code point asked
+    of the regex once)."""
+    text = "\n".join(texts)
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    others = np.unique(codes[codes > 127])
+    others_in_words = np.array([_WORD_CHARACTER.match(chr(code)) is not None for code in others.tolist()], dtype=bool)
+    return text, codes, _word_characters(codes, others, others_in_words)
+
+
+def _text_starts(texts: list[str]) -> np.ndarray:
+    """Where each text starts among _code_points."""
+    return np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
+
+
+def run_hashes(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's runs of word characters (what the regex \\w+ finds), in order, as 64-bit hashes of their code
+    points (FNV-1a), end to end: text i's are hashes[starts[i]:starts[i + 1]]. Equal runs have equal hashes, so a text
+    whose hashes do not hold another's in a row does not hold its runs; the converse is only likely (a filter)."""
+    _, codes, in_word = _code_points(texts)
+    hashes, run_starts = _run_hashes(codes, in_word)
+    return hashes, np.append(np.searchsorted(run_starts, _text_starts(texts)), len(hashes))
+
+
 @compiled
-def _word_spans(codes: np.ndarray, others: np.ndarray, others_in_words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends) of the words in the code points: runs of the regex's word characters (\\w: ASCII from a table,
-    the others, sorted, as others_in_words says), with single WORD_JOINERS inside (what WORD finds)."""
+def _word_characters(codes: np.ndarray, others: np.ndarray, others_in_words: np.ndarray) -> np.ndarray:
+    """Which code points are word characters: ASCII from a table, the others (sorted) as others_in_words says."""
     in_word = np.empty(len(codes), np.bool_)
     for at in range(len(codes)):
         code = codes[at]
         in_word[at] = _ASCII_WORD_CHARACTERS[code] if code < 128 else others_in_words[np.searchsorted(others, code)]
+    return in_word
+
+
+@compiled
+def _run_hashes(codes: np.ndarray, in_word: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(FNV-1a hash, first code point) of each run of word characters."""
+    hashes, starts, runs = np.empty(len(codes) // 2 + 1, np.uint64), np.empty(len(codes) // 2 + 1, np.int64), 0
+    value = _FNV_OFFSET
+    for at in range(len(codes)):
+        if not in_word[at]:
+            continue
+        if at == 0 or not in_word[at - 1]:
+            value, starts[runs] = _FNV_OFFSET, at
+        value = (value ^ np.uint64(codes[at])) * _FNV_PRIME
+        if at + 1 == len(codes) or not in_word[at + 1]:
+            hashes[runs] = value
+            runs += 1
+    return hashes[:runs].copy(), starts[:runs].copy()
+
+
+@compiled
+def _word_spans(codes: np.ndarray, in_word: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the words in the code points: runs of the regex's word characters (in_word, where this
+    marks a joiner between two word characters as one), with single WORD_JOINERS inside (what WORD finds)."""
     for at in range(1, len(codes) - 1):  # a joiner is no word character: those it joins are as the regex saw them
         if not in_word[at] and in_word[at - 1] and in_word[at + 1]:
             for joiner in _JOINER_CODES:
