@@ -65,41 +65,33 @@ def rejected_pairs(db: sqlite_utils.Database, corpus: Corpus) -> set[tuple[int, 
 def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Suggestion]) -> dict[str, int]:
     """Merge this run's queue into the suggestions table; returns how many rows are new and how many became done.
 
-    The rows go in as they are made, and of the rows already there only each one's status and first sighting are
-    read: a list of every row as a dict, and of the table's rows as dicts, took 440 MB at the re-run of 100,000
-    synthetic pages (BENCHMARKS.md, "Analysis")."""
+    The rows go in as they are made, and a row already there keeps its status and first sighting (the insert's
+    conflict clause leaves them). Of the rows not proposed this time, only the pending and approved are read back: a
+    list of every row as a dict, and of the table's rows as dicts, took 440 MB at the re-run of 100,000 synthetic
+    pages, and a dict of every row's key, status and first sighting 1.6 s there (BENCHMARKS.md, "Analysis")."""
     now = utc_now()
     db["suggestions"].create(SUGGESTIONS, pk=("source", "target"), if_not_exists=True)
     add_missing_columns(db["suggestions"], SUGGESTIONS)
-    existing = {(source, target): (status, first_seen)
-                for source, target, status, first_seen in db.execute("SELECT source, target, status, first_seen FROM suggestions")}
-    new = 0
-
-    def rows() -> Iterator[dict]:
-        nonlocal new
-        for item in queue:
-            key = (corpus.urls[item.source], corpus.urls[item.target])
-            previous = existing.pop(key, None)
-            new += previous is None
-            status, first_seen = previous or ("pending", now)
-            yield {
-                "source": key[0], "target": key[1], "target_title": corpus.titles[item.target],
-                "anchor": item.anchor.text, "anchor_source": item.anchor.source, "context": item.anchor.context,
-                "offset": item.anchor.offset, "similarity": round(item.similarity, 4), "score": item.score,
-                "template_linked": int(item.template_linked), "status": status, "first_seen": first_seen, "last_seen": now,
-            }
-
+    urls, titles = corpus.urls, corpus.titles
+    proposed = {(urls[item.source], urls[item.target]) for item in queue}
+    rows = ({"source": urls[item.source], "target": urls[item.target], "target_title": titles[item.target],
+             "anchor": item.anchor.text, "anchor_source": item.anchor.source, "context": item.anchor.context,
+             "offset": item.anchor.offset, "similarity": round(item.similarity, 4), "score": item.score,
+             "template_linked": int(item.template_linked), "status": "pending", "first_seen": now, "last_seen": now}
+            for item in queue)
     with db.conn:
-        insert_rows(db, "suggestions", rows(), ("source", "target"))
+        before = db.execute("SELECT count(*) FROM suggestions").fetchone()[0]
+        insert_rows(db, "suggestions", rows, ("source", "target"), keep=("status", "first_seen"))
+        new = db.execute("SELECT count(*) FROM suggestions").fetchone()[0] - before
+        stale = [(source, target, status) for source, target, status
+                 in db.execute("SELECT source, target, status FROM suggestions WHERE status IN ('pending', 'approved')")
+                 if (source, target) not in proposed]
         index = corpus.index
-        ends = np.array([(index.get(source, -1), index.get(target, -1)) for source, target in existing], dtype=np.int64).reshape(-1, 2)
+        ends = np.array([(index.get(source, -1), index.get(target, -1)) for source, target, _ in stale], dtype=np.int64).reshape(-1, 2)
         linked = corpus.linked(ends[:, 0], ends[:, 1]) & (ends >= 0).all(axis=1)  # pages gone since are linked from no page
-        done, dropped = [], []  # of those not proposed this time: now linked; pending, so no longer wanted
-        for (key, (status, _)), now_linked in zip(existing.items(), linked.tolist()):
-            if status in ("pending", "approved") and now_linked:
-                done.append((now, *key))
-            elif status == "pending":
-                dropped.append(key)
+        done = [(now, source, target) for (source, target, _), now_linked in zip(stale, linked.tolist()) if now_linked]
+        dropped = [(source, target) for (source, target, status), now_linked in zip(stale, linked.tolist())
+                   if status == "pending" and not now_linked]  # no longer wanted
         db.conn.executemany("UPDATE suggestions SET status = 'done', last_seen = ? WHERE source = ? AND target = ?", done)
         db.conn.executemany("DELETE FROM suggestions WHERE source = ? AND target = ?", dropped)
     return {"new": new, "done": len(done)}
@@ -142,11 +134,12 @@ def save_hubs(db: sqlite_utils.Database, corpus: Corpus, hubs: dict[int, int], c
     replace_table(db, "hubs", rows, {"target": str, "title": str, "wanted": int, "kept": int})
 
 
-def insert_rows(db: sqlite_utils.Database, table: str, rows: Iterable[dict], key: tuple[str, ...] = ()) -> None:
+def insert_rows(db: sqlite_utils.Database, table: str, rows: Iterable[dict], key: tuple[str, ...] = (),
+                keep: tuple[str, ...] = ()) -> None:
     """Insert the rows (dicts with the same keys, column names written here; read one at a time) in one executemany;
-    with key, a row whose key exists updates that row's columns instead. sqlite-utils' insert_all and upsert_all build
-    a query in Python for every hundred rows: 8.1 s for the 120,000 suggestions of 30,000 synthetic pages
-    (BENCHMARKS.md, "Analysis")."""
+    with key, a row whose key exists updates that row's columns instead, but those in keep. sqlite-utils' insert_all
+    and upsert_all build a query in Python for every hundred rows: 8.1 s for the 120,000 suggestions of 30,000
+    synthetic pages (BENCHMARKS.md, "Analysis")."""
     rows = iter(rows)
     first = next(rows, None)
     if first is None:
@@ -155,7 +148,7 @@ def insert_rows(db: sqlite_utils.Database, table: str, rows: Iterable[dict], key
     sql = f"INSERT INTO [{table}] ({', '.join(f'[{column}]' for column in columns)}) VALUES ({', '.join('?' * len(columns))})"
     if key:
         sql += f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET " + ", ".join(
-            f"[{column}] = excluded.[{column}]" for column in columns if column not in key)
+            f"[{column}] = excluded.[{column}]" for column in columns if column not in key + keep)
     db.conn.executemany(sql, (tuple(row[column] for column in columns) for row in chain([first], rows)))
 
 
