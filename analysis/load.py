@@ -285,28 +285,30 @@ def _read_links(db: sqlite_utils.Database, resolve: dict[str, str], index: dict[
     linked from outside the content (some from it too), (page, start, end) of each content link of a page, the anchors
     of the content links to its pages)."""
     pages = site_pages(db, resolve)
-    site = resolved_rows(resolve, {url: i for i, url in enumerate(pages)})
-    codes, kinds, size = array("q"), array("b"), len(pages)
+    position = {url: row for row, url in enumerate(pages)}
     index = index or {}
-    node = resolved_rows(resolve, index)
+    page_of = {position[url]: page for url, page in index.items()}  # the corpus's pages are site pages
+    rows_of = {url: (row, page_of.get(row)) for url, row in resolved_rows(resolve, position).items()}  # where a URL resolves
+    nowhere = (None, None)
+    codes, kinds, size = array("q"), array("b"), len(pages)
     content, template, spans, inbound_anchors = array("q"), array("q"), array("q"), InboundAnchors()
+    last = None
     for source, target, in_content, offset, anchor, external, followed in db.execute(
         "SELECT links.source, links.target, links.region IS 'content', links.text_offset, links.anchor, links.external, "
         "NOT (links.nofollow OR coalesce(pages.nofollow, 0)) "
         "FROM links JOIN pages ON pages.url = links.source WHERE pages.gone = 0 AND pages.status = 200"
     ):
-        if not external:
-            a, b = site.get(source), site.get(target)
-            if a is not None and b is not None and a != b:
-                codes.append(a * size + b)
-                kinds.append(2 * in_content + followed)
+        if source != last:  # a page's links come together: its look-ups once
+            last, (a, from_page), i = source, rows_of.get(source, nowhere), index.get(source)
+        b, j = nowhere if external else rows_of.get(target, nowhere)
+        if a is not None and b is not None and a != b:
+            codes.append(a * size + b)
+            kinds.append(2 * in_content + followed)
         if not index or hidden and (source, target) in hidden:
             continue
-        i = index.get(source)
         if i is not None and in_content and offset is not None:
             spans.extend((i, offset, offset + len(anchor or "")))  # no anchor inside any link
-        j = None if external else node.get(target)
-        if j is None or node.get(source) == j:
+        if j is None or from_page == j:
             continue
         if in_content:  # from any live page's content, listings included
             inbound_anchors.append(j, anchor or "")
