@@ -149,19 +149,15 @@ class Keywords:
         """The IDF of a word found on this share of the pages (scikit-learn's smoothed formula)."""
         return math.log((1 + self.pages) / (1 + share * self.pages)) + 1
 
-    def top_terms(self, page: int, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """The page's most characteristic words: (term ids, TF-IDF weights), heaviest first."""
-        start, end = self.matrix.indptr[page], self.matrix.indptr[page + 1]
-        weights = self.matrix.data[start:end]
-        best = np.argsort(-weights, kind="stable")[:count]
-        return self.matrix.indices[start:end][best], weights[best]
-
     def topic_terms(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every page's top_terms, laid end to end: (starts, term ids, weights), page p's at starts[p]:starts[p + 1]."""
-        tops = [self.top_terms(page, count) for page in range(self.pages)]
-        starts = np.concatenate([[0], np.cumsum([len(ids) for ids, _ in tops])])
-        return (starts, np.concatenate([np.zeros(0, dtype=np.int64), *(ids for ids, _ in tops)]),
-                np.concatenate([np.zeros(0, dtype=np.float32), *(weights for _, weights in tops)]))
+        """Every page's most characteristic words, heaviest first (the first among equal weights), laid end to end:
+        (starts, term ids, TF-IDF weights), page p's at starts[p]:starts[p + 1]. One compiled loop over the rows (an
+        argsort a page in Python took a second at 100,000 pages)."""
+        matrix = self.matrix
+        kept = np.minimum(np.diff(matrix.indptr), count)
+        starts = np.concatenate([[0], np.cumsum(kept)])
+        places = _heaviest(matrix.indptr, matrix.data, starts)
+        return starts, matrix.indices[places].astype(np.int64), matrix.data[places]
 
     def drop_matrix(self) -> None:
         """Free the TF-IDF matrix once the neighbours, mentions and pair similarities are made (~150 MB at 100,000
@@ -284,6 +280,25 @@ class Keywords:
         with ThreadPoolExecutor(THREADS) as pool:
             list(pool.map(fill, range(0, len(sources), self.PAIRS_AT_ONCE)))
         return result
+
+
+@compiled
+def _heaviest(indptr: np.ndarray, data: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The places in data of each CSR row's starts[r + 1] - starts[r] largest values, largest first, the first among
+    equals first (as a stable argsort of the row's negated values), each row's kept in order by insertion."""
+    places = np.empty(starts[-1], np.int64)
+    for row in range(len(indptr) - 1):
+        first, kept, size = starts[row], 0, starts[row + 1] - starts[row]
+        for at in range(indptr[row], indptr[row + 1] if size else indptr[row]):
+            if kept == size and data[at] <= data[places[first + size - 1]]:
+                continue  # no heavier than the lightest kept: after it, as the sort would place it
+            to = min(kept, size - 1)
+            while to > 0 and data[places[first + to - 1]] < data[at]:
+                places[first + to] = places[first + to - 1]
+                to -= 1
+            places[first + to] = at
+            kept = min(kept + 1, size)
+    return places
 
 
 @compiled

@@ -546,6 +546,22 @@ def test_keyword_neighbours_in_blocks_on_threads_are_the_nearest_by_cosine(ranke
         assert np.allclose(similarities, -np.sort(-cosine, axis=1)[:, :6], atol=1e-6)  # the six best, best first
 
 
+def test_topic_terms_are_each_pages_heaviest_words_the_first_among_equals_first() -> None:
+    """As a stable argsort of each row's negated weights would take them: words said once on a page weigh alike."""
+    rng = np.random.default_rng(3)
+    words = [f"w{number}" for number in range(40)]
+    texts = [" ".join(rng.choice(words, int(rng.integers(0, 30)))) for _ in range(60)] + [""]
+    keywords = Keywords(texts)
+    matrix = keywords.matrix
+    for count in (0, 1, 5, 40):
+        starts, ids, weights = keywords.topic_terms(count)
+        for page in range(len(texts)):
+            row = slice(matrix.indptr[page], matrix.indptr[page + 1])
+            best = np.argsort(-matrix.data[row], kind="stable")[:count]
+            assert ids[starts[page]:starts[page + 1]].tolist() == matrix.indices[row][best].tolist()
+            assert weights[starts[page]:starts[page + 1]].tolist() == matrix.data[row][best].tolist()
+
+
 def assert_sorted(queue: list[Suggestion]) -> None:
     assert [item.score for item in queue] == sorted((item.score for item in queue), reverse=True)
 
