@@ -9,6 +9,7 @@ by impact.py; the CSV shows them as one readable `gain` cell and breaks score ti
 from __future__ import annotations
 
 import csv
+from array import array
 from collections.abc import Iterable, Iterator
 from itertools import chain
 from pathlib import Path
@@ -72,8 +73,8 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Sugg
     now = utc_now()
     db["suggestions"].create(SUGGESTIONS, pk=("source", "target"), if_not_exists=True)
     add_missing_columns(db["suggestions"], SUGGESTIONS)
-    urls, titles = corpus.urls, corpus.titles
-    proposed = {(urls[item.source], urls[item.target]) for item in queue}
+    urls, titles, index, pages = corpus.urls, corpus.titles, corpus.index, len(corpus)
+    proposed = {item.source * pages + item.target for item in queue}  # numbers: the cycle collector walks tuples
     rows = ({"source": urls[item.source], "target": urls[item.target], "target_title": titles[item.target],
              "anchor": item.anchor.text, "anchor_source": item.anchor.source, "context": item.anchor.context,
              "offset": item.anchor.offset, "similarity": round(item.similarity, 4), "score": item.score,
@@ -83,11 +84,13 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Sugg
         before = db.execute("SELECT count(*) FROM suggestions").fetchone()[0]
         insert_rows(db, "suggestions", rows, ("source", "target"), keep=("status", "first_seen"))
         new = db.execute("SELECT count(*) FROM suggestions").fetchone()[0] - before
-        stale = [(source, target, status) for source, target, status
-                 in db.execute("SELECT source, target, status FROM suggestions WHERE status IN ('pending', 'approved')")
-                 if (source, target) not in proposed]
-        index = corpus.index
-        ends = np.array([(index.get(source, -1), index.get(target, -1)) for source, target, _ in stale], dtype=np.int64).reshape(-1, 2)
+        stale, stale_pages = [], array("q")  # not proposed now: (source, target, status), and their pages (-1: gone)
+        for source, target, status in db.execute("SELECT source, target, status FROM suggestions WHERE status IN ('pending', 'approved')"):
+            page, other = index.get(source, -1), index.get(target, -1)
+            if page < 0 or other < 0 or page * pages + other not in proposed:
+                stale.append((source, target, status))
+                stale_pages.extend((page, other))
+        ends = np.frombuffer(stale_pages, dtype=np.int64).reshape(-1, 2)
         linked = corpus.linked(ends[:, 0], ends[:, 1]) & (ends >= 0).all(axis=1)  # pages gone since are linked from no page
         done = [(now, source, target) for (source, target, _), now_linked in zip(stale, linked.tolist()) if now_linked]
         dropped = [(source, target) for (source, target, status), now_linked in zip(stale, linked.tolist())
