@@ -28,10 +28,9 @@ WORD_JOINERS = "'\u2019-"  # what joins two runs of letters into one word ("don'
 WORD = re.compile(rf"\w+(?:[{WORD_JOINERS}]\w+)*")
 STOP = -1  # the term id of a stop word
 PHRASE_JOINERS = " -./"  # what may stand alone between two words of a phrase ("Rust 1.51", "CI/CD")
-PACKED_CHARACTERS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"  # 6 bits each (0: any other)
-PACKED_LENGTH = 10  # characters of a word packed into one exact 60-bit number
-_SIX_BITS = np.zeros(128, dtype=np.uint8)
-_SIX_BITS[[ord(character) for character in PACKED_CHARACTERS]] = np.arange(1, len(PACKED_CHARACTERS) + 1)
+PACKED_LENGTH = 18  # characters of a word packed into two exact numbers, 9 characters of 7 bits each
+_PACKED_PER_NUMBER = 9
+_CURLY_APOSTROPHE, _PACKED_CURLY_APOSTROPHE = 0x2019, 1  # packed as a code no word holds
 _WORD_CHARACTER = re.compile(r"\w")
 _ASCII_WORD_CHARACTERS = np.array([_WORD_CHARACTER.match(chr(code)) is not None for code in range(128)])
 _JOINER_CODES = np.array([ord(character) for character in WORD_JOINERS], dtype=np.uint32)
@@ -138,8 +137,8 @@ class Vocabulary:
 
         The texts are laid end to end on separate lines, and a compiled pass over the code points finds
         the words (_word_spans): runs of the regex's word characters, with single WORD_JOINERS inside
-        (what WORD finds). A short word is packed into a number (_pack) and looked up among the packed
-        spellings seen."""
+        (what WORD finds). A word of at most PACKED_LENGTH characters is packed into two numbers (_pack) and
+        looked up among the packed spellings seen."""
         text, codes, in_word = _code_points(texts)
         starts, ends = _word_spans(codes, in_word)
         text_starts = _text_starts(texts)
@@ -164,16 +163,16 @@ class Vocabulary:
         found, unknown = self._known(keys[split.unknown], split.unknown)
         ids[split.unknown] = found
         if len(unknown):
-            new, first, inverse = np.unique(keys[unknown], return_index=True, return_inverse=True)
-            packable = keys[unknown] > 0
-            asked = np.sort(np.concatenate([first[new > 0], np.flatnonzero(~packable)]))
+            new, first, inverse = _distinct_rows(keys[unknown])
+            packable, known = keys[unknown, 0] > 0, new[:, 0] > 0
+            asked = np.sort(np.concatenate([first[known], np.flatnonzero(~packable)]))
             found = np.zeros(len(unknown), dtype=np.int32)
             spans = zip(split.starts[unknown[asked]].tolist(), split.ends[unknown[asked]].tolist())
             found[asked] = np.fromiter((self._spelling[split.text[start:end]] for start, end in spans), dtype=np.int32,
                                        count=len(asked))
             found[packable] = found[first[inverse[packable]]]  # the id of the first word packed the same
             ids[unknown] = found
-            self._remember(new[new > 0], found[first[new > 0]])
+            self._remember(new[known], found[first[known]])
         return split.tokens
 
     def _known(self, keys: np.ndarray, places: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -182,7 +181,7 @@ class Vocabulary:
         return ids, places[~known]
 
     def _remember(self, keys: np.ndarray, ids: np.ndarray) -> None:
-        """Add these packed spellings (distinct, none 0) and their ids to the table; threads tokenise at once."""
+        """Add these packed spellings (distinct, none (0, 0)) and their ids to the table; threads tokenise at once."""
         with self._lock:
             new = ~self._packed.get(keys)[1]  # another thread may have added some meanwhile
             if new.any():  # else a copy of the whole table for nothing (nearly every block of the anchor search)
@@ -191,22 +190,39 @@ class Vocabulary:
 
 @compiled
 def _pack(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Each word as a number that is its spelling exactly (6 bits a character), if it is at most PACKED_LENGTH
-    characters of PACKED_CHARACTERS; 0 for any other word. Numbers compare where strings would cost a dict look-up."""
-    keys = np.zeros(len(starts), np.uint64)
+    """Each word as two numbers (a row) that are its spelling exactly, 7 bits a character (its ASCII code; a curly
+    apostrophe 1, a code no word holds), if it is at most PACKED_LENGTH characters, all ASCII or curly apostrophes;
+    (0, 0) for any other word. Numbers compare where strings would cost a dict look-up: 98-100% of the words of the
+    crawls and of the synthetic site pack (BENCHMARKS.md, "Analysis")."""
+    keys = np.zeros((len(starts), 2), np.uint64)
     for word in range(len(starts)):
         if ends[word] - starts[word] > PACKED_LENGTH:
             continue
-        key = np.uint64(0)
+        packed = True
         for place in range(ends[word] - starts[word]):
             code = codes[starts[word] + place]
-            value = _SIX_BITS[code] if code < 128 else 0
-            if value == 0:
-                key = np.uint64(0)
+            if code == _CURLY_APOSTROPHE:
+                code = _PACKED_CURLY_APOSTROPHE
+            elif code >= 128:
+                packed = False
                 break
-            key |= np.uint64(value) << np.uint64(6 * place)
-        keys[word] = key
+            keys[word, place // _PACKED_PER_NUMBER] |= np.uint64(code) << np.uint64(7 * (place % _PACKED_PER_NUMBER))
+        if not packed:
+            keys[word, 0] = keys[word, 1] = 0
     return keys
+
+
+def _distinct_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """np.unique(keys, axis=0, return_index=True, return_inverse=True) of (n, 2) packed spellings, by a stable two-key
+    sort: np.unique sorts rows as structured values, 4x slower here."""
+    order = np.lexsort((keys[:, 1], keys[:, 0]))
+    ordered = keys[order]
+    starts = np.flatnonzero(np.append(True, (ordered[1:] != ordered[:-1]).any(axis=1)))
+    opens = np.zeros(len(keys), dtype=np.int64)
+    opens[starts] = 1
+    inverse = np.empty(len(keys), dtype=np.int64)
+    inverse[order] = np.cumsum(opens) - 1
+    return ordered[starts], order[starts], inverse
 
 
 def _is_digit(codes: np.ndarray) -> np.ndarray:

@@ -1274,7 +1274,8 @@ def test_term_ids_are_given_in_the_order_words_are_first_seen_whether_looked_up_
     """Short words are found by their packed spelling once seen, the others by the spelling dict: the ids must be those
     of one pass over the words in order, however the texts are split into calls, and again on a second pass."""
     rng = np.random.default_rng(11)
-    alphabet = ["ab", "Ab", "abcdefghij", "abcdefghijk", "z9_", "caf\u00e9", "don't", "x-y", "the", "Rust", "1.51", "\u4e2d"]
+    alphabet = ["ab", "Ab", "abcdefghij", "abcdefghijk", "abcdefghijklmnopqr", "abcdefghijklmnopqrs", "z9_", "caf\u00e9", "don't",
+                "don\u2019t", "x-y", "the", "Rust", "1.51", "\u4e2d"]
     texts = [" ".join(rng.choice(alphabet, int(rng.integers(0, 20)))) + " " + "".join(rng.choice(list("abc"), 9)) for _ in range(200)]
     expected = Vocabulary()
     expected_ids = [[expected._spelling[word] for word in WORD.findall(text)] for text in texts]
@@ -1297,21 +1298,25 @@ def test_hash_table_answers_as_a_dict_would_through_collisions_growth_and_unknow
     full and rebuild it (up to half the keys off their home slot), is found with its value; keys never added and 0 are
     not; a table already shared is never changed by a later addition."""
     rng = np.random.default_rng(5)
-    keys = distinct(rng.integers(1, 2**64 - 1, 5_000, dtype=np.uint64))
+    low = rng.integers(1, 2**64 - 1, 5_000, dtype=np.uint64)
+    high = np.where(rng.random(5_000) < 0.5, 0, rng.integers(0, 2**64 - 1, 5_000, dtype=np.uint64))
+    low[:1000] = low[1000:2000]  # keys that differ in their high column only
+    keys = np.unique(np.stack([low, high], axis=1), axis=0)
     keys = keys[np.argsort(rng.random(len(keys)))]
     ids = rng.integers(0, 1 << 30, len(keys)).astype(np.int32)
-    expected: dict[int, int] = {}
+    expected: dict[tuple[int, int], int] = {}
     table = HashTable(np.int32)
     for start in range(0, len(keys), 700):
         before = table
         snapshot = before.keys.copy()
         table = table.with_added(keys[start:start + 700], ids[start:start + 700])
-        expected.update(zip(keys[start:start + 700].tolist(), ids[start:start + 700].tolist()))
+        expected.update(zip(map(tuple, keys[start:start + 700].tolist()), ids[start:start + 700].tolist()))
         assert (before.keys == snapshot).all() and 2 * table.held <= len(table.keys)
-        asked = np.concatenate([keys, rng.integers(1, 2**60, 500, dtype=np.uint64), np.zeros(3, dtype=np.uint64)])
+        unknown = np.stack([keys[:500, 0], keys[:500, 1] ^ np.uint64(1)], axis=1)  # a known low column, another high one
+        asked = np.concatenate([keys, unknown, rng.integers(1, 2**60, (500, 2), dtype=np.uint64), np.zeros((3, 2), dtype=np.uint64)])
         found, known = table.get(asked)
-        assert known.tolist() == [key in expected for key in asked.tolist()]
-        assert found[known].tolist() == [expected[key] for key in asked[known].tolist()]
+        assert known.tolist() == [key in expected for key in map(tuple, asked.tolist())]
+        assert found[known].tolist() == [expected[key] for key in map(tuple, asked[known].tolist())]
 
 
 def test_blocked_words_are_those_overlapping_a_link_or_inside_a_sentence_repeating_the_title() -> None:
