@@ -115,7 +115,7 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
     queue = ranked.keeping(rows)  # and the other candidates' anchors and scores are freed: the queue's objects come next, at rank's peak
     del ranked
     with _garbage_collector_paused():
-        return _with_contexts(corpus, queue.suggestions(queue.order)), hubs, cap
+        return queue.suggestions(queue.order), hubs, cap
 
 
 def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_page: int, progress: bool) -> Ranked:
@@ -162,13 +162,6 @@ def _garbage_collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _with_contexts(corpus: Corpus, queue: list[Suggestion]) -> list[Suggestion]:
-    """Each suggestion's anchor with the sentence of its source that holds it."""
-    for item in queue:
-        item.anchor = with_context(item.anchor, corpus.texts[item.source])
-    return queue
 
 
 @dataclass
@@ -242,14 +235,16 @@ class Ranked:
         return grouped.astype(np.int32 if len(grouped) < 2**31 else np.int64), np.searchsorted(sources[grouped], np.arange(len(self.corpus) + 1))
 
     def suggestions(self, rows: np.ndarray) -> list[Suggestion]:
-        """The selected rows as suggestions, in queue order, each with the best anchor not used for its target yet."""
+        """The selected rows as suggestions, in queue order, each with the best anchor not used for its target yet, and
+        the sentence of its source that holds it."""
         used_anchors: dict[tuple[str, int], int] = {}
         used_spans: dict[int, list[tuple[int, int]]] = {}
         queue = []
         for source, target, similarity, score, template_linked, (starts, ends, strengths) in self._columns(rows):
-            options = anchor_options(self.corpus.texts[source], self.finder.names[target], starts, ends, strengths)
-            anchor = _free_anchor(options, target, used_anchors, used_spans.setdefault(source, []))
-            queue.append(Suggestion(source, target, similarity, round(score, 4), anchor, template_linked))
+            text = self.corpus.texts[source]
+            anchor = _free_anchor(anchor_options(text, self.finder.names[target], starts, ends, strengths), target, used_anchors,
+                                  used_spans.setdefault(source, []))
+            queue.append(Suggestion(source, target, similarity, round(score, 4), with_context(anchor, text), template_linked))
             key = (anchor.text.lower(), target)
             used_anchors[key] = used_anchors.get(key, 0) + 1
             if anchor.span:
