@@ -29,10 +29,6 @@ class HashTable:
         self.values = np.zeros(1 << bits, dtype=dtype)
         self.held = 0
 
-    @classmethod
-    def of(cls, keys: np.ndarray, values: np.ndarray) -> HashTable:
-        return cls(values.dtype.type).with_added(keys, values)
-
     def get(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(values, known) of these keys ((n, 2), any uint64); values are 0 where not known."""
         return _get(self.keys, self.values, self.bits, keys.astype(np.uint64, copy=False))

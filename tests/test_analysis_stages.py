@@ -1295,8 +1295,9 @@ def test_term_ids_are_given_in_the_order_words_are_first_seen_whether_looked_up_
 
 def test_hash_table_answers_as_a_dict_would_through_collisions_growth_and_unknown_keys() -> None:
     """The numpy hash table (packed spellings, the anchor search's look-ups): every key added, in rounds that pass half
-    full and rebuild it (up to half the keys off their home slot), is found with its value; keys never added and 0 are
-    not; a table already shared is never changed by a later addition."""
+    full and rebuild it (up to half the keys off their home slot), is found with its value; keys never added (some
+    differing from one in the high column only) and (0, 0) are not; a table already shared is never changed by a
+    later addition."""
     rng = np.random.default_rng(5)
     low = rng.integers(1, 2**64 - 1, 5_000, dtype=np.uint64)
     high = np.where(rng.random(5_000) < 0.5, 0, rng.integers(0, 2**64 - 1, 5_000, dtype=np.uint64))
