@@ -67,7 +67,9 @@ def nearest(vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     the IVF_PROBES k-means lists nearest to it. The lists of every page are found once (one matrix
     product with the centroids) and serve both to file it and to search from it, and the pages are
     searched in list order, so that pages searching the same lists follow each other and find them
-    in the CPU's cache (2.5x less CPU than searching in page order; same results). Deterministic for
+    in the CPU's cache (2.5x less CPU than searching in page order; same results), on both cores: faiss's default
+    parallel mode splits the pages over its threads in `search` only, and search_preassigned alone ran on one
+    (159 s of the 181 s at 1,000,000 pages, BENCHMARKS.md). Deterministic for
     a given input. A page whose lists hold fewer than k' pages is searched again over all lists, so
     no row has a missing neighbour (index -1) unless there are fewer than k' pages.
     """
@@ -77,6 +79,7 @@ def nearest(vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         return build_index(vectors).search(vectors, want)
     index = _ivf(vectors)
     index.nprobe = min(IVF_PROBES, index.nlist)
+    index.parallel_mode = 3  # pages split over the threads within search_preassigned (mode 0 splits them only in search)
     list_scores, lists = index.quantizer.search(vectors, index.nprobe)
     home = np.ascontiguousarray(lists[:, 0])
     index.add_core(pages, faiss.swig_ptr(vectors), None, faiss.swig_ptr(home))
