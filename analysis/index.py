@@ -335,6 +335,7 @@ def _row_dots(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, columns
     order, the first plus numpy's pairwise sum of the others (np.add.reduceat). The pairs come by source: its row is
     spread into a dense one once, and each target's row looks its columns up there."""
     products, source_row = np.empty(max(1, longest), np.float32), np.zeros(columns, np.float32)
+    stack, lefts = _sum_stack()
     spread = -1
     for pair in range(len(sources)):
         if sources[pair] != spread:
@@ -348,19 +349,39 @@ def _row_dots(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, columns
             if product != 0:
                 products[count] = product
                 count += 1
-        out[pair] = products[0] + _pairwise_sum(products, 1, count - 1) if count else np.float32(0)
+        out[pair] = products[0] + _pairwise_sum(products, 1, count - 1, stack, lefts) if count else np.float32(0)
 
 
 @compiled
-def _pairwise_sum(values: np.ndarray, start: int, count: int) -> np.float32:
+def vector_dots(vectors: np.ndarray, sources: np.ndarray, targets: np.ndarray, out: np.ndarray) -> None:
+    """out[k]: the inner product of rows sources[k] and targets[k] of a float32 matrix, summed as numpy sums a row of
+    their product ((a * b).sum(axis=1): float32 pairwise summation over the whole row), to the bit; without the
+    copies of both rows that numpy's gather makes (candidates.cosines)."""
+    products = np.empty(vectors.shape[1], np.float32)
+    stack, lefts = _sum_stack()
+    for pair in range(len(sources)):
+        source, target = vectors[sources[pair]], vectors[targets[pair]]
+        for at in range(len(products)):
+            products[at] = source[at] * target[at]
+        out[pair] = _pairwise_sum(products, 0, len(products), stack, lefts)
+
+
+@compiled
+def _sum_stack() -> tuple[np.ndarray, np.ndarray]:
+    """The scratch of _pairwise_sum's halving, made once by a caller that sums many rows (an allocation a sum cost
+    more than a short sum)."""
+    return np.empty((3, 64), np.int64), np.empty(64, np.float32)  # 64 halvings: more than any count could need
+
+
+@compiled
+def _pairwise_sum(values: np.ndarray, start: int, count: int, stack: np.ndarray, lefts: np.ndarray) -> np.float32:
     """numpy's float32 pairwise summation of values[start:start + count] (its loops_utils.h): up to 128 values,
     _block_sum; above, the sum of the two halves (the first a multiple of 8), each summed so. The halving is walked
-    with a stack of its own: numba's cache crashes on a recursive function loaded back (a segfault here)."""
+    with a stack of its own (_sum_stack): numba's cache crashes on a recursive function loaded back (a segfault here)."""
     if count <= 128:
         return _block_sum(values, start, count)
-    starts, counts = np.empty(64, np.int64), np.empty(64, np.int64)  # 64 halvings: more than any count could need
-    stages, lefts = np.zeros(64, np.int64), np.empty(64, np.float32)
-    starts[0], counts[0], depth, returned = start, count, 0, np.float32(0)
+    starts, counts, stages = stack[0], stack[1], stack[2]
+    starts[0], counts[0], stages[0], depth, returned = start, count, 0, 0, np.float32(0)
     while depth >= 0:
         first, size = starts[depth], counts[depth]
         half = size // 2 - (size // 2) % 8
@@ -385,15 +406,14 @@ def _block_sum(values: np.ndarray, start: int, count: int) -> np.float32:
         for at in range(start, start + count):
             total += values[at]
         return total
-    partial = values[start:start + 8].copy()
-    at = 8
-    while at < count - count % 8:
-        for lane in range(8):
-            partial[lane] += values[start + at + lane]
-        at += 8
-    total = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + ((partial[4] + partial[5]) + (partial[6] + partial[7]))
-    for rest in range(at, count):
-        total += values[start + rest]
+    p0, p1, p2, p3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+    p4, p5, p6, p7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+    for at in range(start + 8, start + count - count % 8, 8):
+        p0, p1, p2, p3 = p0 + values[at], p1 + values[at + 1], p2 + values[at + 2], p3 + values[at + 3]
+        p4, p5, p6, p7 = p4 + values[at + 4], p5 + values[at + 5], p6 + values[at + 6], p7 + values[at + 7]
+    total = ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
+    for rest in range(start + count - count % 8, start + count):
+        total += values[rest]
     return total
 
 

@@ -26,7 +26,7 @@ import pytest
 
 from analysis import anchors, index, pipeline, score
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, short_title
-from analysis.candidates import Candidate, Candidates, find_candidates
+from analysis.candidates import Candidate, Candidates, cosines, find_candidates
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
@@ -34,7 +34,7 @@ from analysis.phrases import MIN_WORDS, phrases_of
 from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, strong_windows
 from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes,
                            template_lines)
-from analysis.score import Suggestion, rank
+from analysis.score import Suggestion, _firsts, rank
 from analysis.words import PHRASE_JOINERS, WORD, Vocabulary, is_stop_word, run_hashes, terms
 from conftest import ROOT
 from linkspider.db import open_database
@@ -531,6 +531,30 @@ def test_keyword_similarity_is_scipys_row_product_sum_to_the_bit_also_loaded_fro
                               env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})
         assert (done.returncode, done.stdout.split()) == (0, ["True", "True", "True"]), (run, done.stderr[-2000:])
         assert list(tmp_path.rglob("index._row_dots*.nbi"))  # the cache the second run loads
+
+
+def test_each_sources_firsts_in_queue_order_are_a_lexsorts() -> None:
+    """score._firsts (compiled) keeps each source's first pairs by score, then target, in the order a lexsort by
+    (source, -score, target) lists them: with many equal scores, sources of one pair and of more than `count`."""
+    rng = np.random.default_rng(8)
+    for count in (0, 1, 4, 9):
+        sources = np.sort(rng.integers(0, 60, 2_000))
+        targets = np.concatenate([rng.permutation(200)[:size] for size in np.bincount(sources)])  # distinct per source
+        scores = rng.integers(0, 5, len(sources)) / 4  # many ties
+        order = np.lexsort((targets, -scores, sources))
+        expected = [place for place in order.tolist() if np.sum(sources[order][:list(order).index(place)] == sources[place]) < count]
+        assert _firsts(sources, targets, scores, count).tolist() == expected, count
+
+
+def test_embedding_similarities_are_numpys_row_product_sums_to_the_bit() -> None:
+    """cosines (compiled, no rows gathered) gives what numpy's (a * b).sum(axis=1) gave before it, bit for bit, at the
+    dimensions of the models one may pass (384, 768, 1024) and at odd ones (a row under 8 values, one just past 128)."""
+    rng = np.random.default_rng(5)
+    for dimensions in (384, 768, 1024, 7, 129):
+        vectors = rng.standard_normal((300, dimensions)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        sources, targets = np.sort(rng.integers(0, 300, 20_000)), rng.integers(0, 300, 20_000)
+        assert np.array_equal(cosines(vectors, sources, targets), (vectors[sources] * vectors[targets]).sum(axis=1)), dimensions
 
 
 def test_keyword_neighbours_in_blocks_on_threads_are_the_nearest_by_cosine(ranked_site: tuple[Corpus, Keywords],
