@@ -21,15 +21,25 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 def _spans(text: str, start: int) -> Iterator[tuple[int, int]]:
     """The sentences from start on, as a scan of the whole text finds them once it has reached start."""
-    for match in _BOUNDARY.finditer(text, start - (start > 0 and text[start - 1] in ".!?")):  # a . just before start
-        boundary = match.start() + (text[match.start()] != "\n")  # after a . ! or ?, at a line break
-        marks = text[boundary:match.end()]
-        end = boundary + len(marks.rstrip()) if marks.strip() else boundary
+    for match in _boundaries(text, start):
+        end = _sentence_end(text, match)
         if text[start:end].strip():
             yield start, end
         start = match.end()
     if text[start:].strip():
         yield start, len(text.rstrip())
+
+
+def _boundaries(text: str, start: int) -> Iterator[re.Match[str]]:
+    """The sentence boundaries from start on (one may begin at a . ! or ? just before start)."""
+    return _BOUNDARY.finditer(text, start - (start > 0 and text[start - 1] in ".!?"))
+
+
+def _sentence_end(text: str, boundary: re.Match[str]) -> int:
+    """Where the sentence that a boundary closes ends: after its . ! or ? and closing marks, before the white space."""
+    at = boundary.start() + (text[boundary.start()] != "\n")  # after a . ! or ?, at a line break
+    marks = text[at:boundary.end()]
+    return at + len(marks.rstrip()) if marks.strip() else at
 
 
 def sentence_at(text: str, offset: int, spans: list[tuple[int, int]] | None = None) -> tuple[int, int]:
@@ -47,7 +57,12 @@ def sentence_at(text: str, offset: int, spans: list[tuple[int, int]] | None = No
     start = text.rfind("\n", 0, offset)
     while start > 0 and (text[start - 1].isspace() or text[start - 1] in _CLOSERS):
         start -= 1
-    for span in _spans(text, max(start, 0)):
-        if span[1] > offset:
-            return span if span[0] <= offset else (offset, offset)
-    return offset, offset
+    start = max(start, 0)
+    for boundary in _boundaries(text, start):  # _spans, but a sentence is made only once its boundary ends past offset
+        if boundary.end() > offset:  # (the sentences before are not needed: a sentence ends before its boundary does)
+            end = _sentence_end(text, boundary)
+            if end > offset and text[start:end].strip():
+                return (start, end) if start <= offset else (offset, offset)
+        start = boundary.end()
+    end = len(text.rstrip())
+    return (start, end) if start <= offset < end and text[start:].strip() else (offset, offset)
