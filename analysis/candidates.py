@@ -99,12 +99,14 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     duplicate = related & (similarity > max_similarity)
     keep = (related & ~duplicate & ~among(pairs, corpus.content_codes) & ~among(pairs, pair_codes(excluded, pages))
             & ~corpus.listings[sources])
-    first, second = np.minimum(sources, targets)[duplicate], np.maximum(sources, targets)[duplicate]
+    first, second = np.minimum(sources[duplicate], targets[duplicate]), np.maximum(sources[duplicate], targets[duplicate])
     unique, where = np.unique(first * pages + second, return_index=True)
     cannibalised = list(zip((unique // pages).tolist(), (unique % pages).tolist(), similarity[duplicate][where].tolist()))
-    # the columns of every pair go before the kept pairs' keyword similarities: at 100,000 pages this stage's peak
-    # over what it is given, 395 -> 329 MB (tracemalloc; BENCHMARKS.md, "Analysis")
-    source, target, similarity, mentioned = sources[keep], targets[keep], similarity[keep], mentioned[keep]
-    template_linked = among(pairs[keep], corpus.template_codes)
-    del pairs, sources, targets
+    # the columns of every pair go before the kept pairs' are made, and those before their keyword similarities: each
+    # set of columns is held alone (BENCHMARKS.md, "Analysis")
+    pairs, similarity, mentioned = pairs[keep], similarity[keep], mentioned[keep]
+    del sources, targets, keep
+    template_linked = among(pairs, corpus.template_codes)
+    source, target = np.divmod(pairs, pages)
+    del pairs
     return Candidates(source, target, similarity, keywords.similarity(source, target), template_linked, mentioned), cannibalised

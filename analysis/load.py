@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 import numpy as np
 import sqlite_utils
 
+from analysis.compiled import compiled
+
 Pair = tuple[int, int]
 # A page whose main text is more than this share link text is a listing (home, archive, tag page),
 # not an article: it is neither source nor target of an editorial link. Articles measure under 0.05,
@@ -61,9 +63,22 @@ def run_items(first: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def among(values: np.ndarray, members: np.ndarray) -> np.ndarray:
-    """Which values are in members (sorted), by binary search."""
-    at = np.minimum(np.searchsorted(members, values), max(len(members) - 1, 0))
-    return members[at] == values if len(members) else np.zeros(len(values), dtype=bool)
+    """Which values are in members (sorted), by binary search: compiled, so that no array of places as large as the
+    values is made (two of 352 MB each for the 44M pairs of 1,000,000 pages)."""
+    found = np.empty(len(values), dtype=bool)
+    _among(np.ascontiguousarray(values), np.ascontiguousarray(members), found)
+    return found
+
+
+@compiled
+def _among(values: np.ndarray, members: np.ndarray, found: np.ndarray) -> None:
+    """found[i]: values[i] is in members (sorted); a value no smaller than the one before is searched for past it only."""
+    low = 0
+    for at in range(len(values)):
+        if at and values[at] < values[at - 1]:
+            low = 0
+        low += np.searchsorted(members[low:], values[at])
+        found[at] = low < len(members) and members[low] == values[at]
 
 
 class EmptyCrawl(ValueError):
