@@ -147,8 +147,9 @@ def _firsts(sources: np.ndarray, targets: np.ndarray, scores: np.ndarray, count:
     in that order: as a lexsort by (source, -score, target) would list them. Each source's pairs come together (a
     block of the anchor search); each is put in place among its source's best so far, as one pass of an insertion
     sort that keeps `count` (three sorts of the block on the main thread took 1.5 s at 100,000 pages)."""
-    firsts, kept = np.empty(len(sources), np.int64), 0
-    start = 0 if count > 0 else len(sources)
+    firsts, kept, start = np.empty(len(sources), np.int64), 0, 0
+    if count <= 0:
+        return firsts[:0]
     while start < len(sources):
         end = start
         while end < len(sources) and sources[end] == sources[start]:

@@ -542,8 +542,8 @@ def test_each_sources_firsts_in_queue_order_are_a_lexsorts() -> None:
         targets = np.concatenate([rng.permutation(200)[:size] for size in np.bincount(sources)])  # distinct per source
         scores = rng.integers(0, 5, len(sources)) / 4  # many ties
         order = np.lexsort((targets, -scores, sources))
-        expected = [place for place in order.tolist() if np.sum(sources[order][:list(order).index(place)] == sources[place]) < count]
-        assert _firsts(sources, targets, scores, count).tolist() == expected, count
+        place_in_source = np.arange(len(order)) - np.searchsorted(sources[order], sources[order])
+        assert _firsts(sources, targets, scores, count).tolist() == order[place_in_source < count].tolist(), count
 
 
 def test_embedding_similarities_are_numpys_row_product_sums_to_the_bit() -> None:
