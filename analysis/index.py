@@ -69,7 +69,7 @@ def nearest(vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     searched in list order, so that pages searching the same lists follow each other and find them
     in the CPU's cache (2.5x less CPU than searching in page order; same results), on both cores: faiss's default
     parallel mode splits the pages over its threads in `search` only, and search_preassigned alone ran on one
-    (159 s of the 181 s at 1,000,000 pages, BENCHMARKS.md). Deterministic for
+    (159 of nearest()'s 173 s at 1,000,000 pages, BENCHMARKS.md). Deterministic for
     a given input. A page whose lists hold fewer than k' pages is searched again over all lists, so
     no row has a missing neighbour (index -1) unless there are fewer than k' pages.
     """
