@@ -19,7 +19,7 @@ from itertools import chain
 import faiss
 import numpy as np
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfTransformer
+from sklearn.preprocessing import normalize
 
 from analysis.compiled import compiled
 from analysis.load import distinct
@@ -33,6 +33,7 @@ IVF_ITERATIONS = 10
 IVF_SEED = 1234
 SEARCH_BLOCK = 65_536  # pages searched per call (a copy of their vectors, in list order)
 SHARE_SLACK = 1e-6  # shares of a name's weight are float32 sums: one a hair under the bound still reaches it
+WEIGH_AT_ONCE = 1 << 20  # values of the TF-IDF matrix weighed a step (8 MB of temporaries)
 THREADS = 2  # array work run at once: numpy and scipy release the GIL, so a second thread uses the second core
 
 
@@ -119,6 +120,7 @@ class Keywords:
         pages = zip(texts) if titles is None else zip(titles, texts)
         parts = 1 if titles is None else 2  # texts a page
         terms_per_page, columns, counts = [], [], []  # a block of pages each
+        pages_holding = np.zeros(0, dtype=np.int64)  # by term id
         blocks = ([part for page in block for part in page] for block in _blocks(pages, self.BLOCK_CHARACTERS))
         for tokens in self.vocabulary.tokenize_all(blocks, THREADS):
             block = len(tokens.counts) // parts  # pages
@@ -133,13 +135,15 @@ class Keywords:
             terms_per_page.append(np.bincount(present >> 32, minlength=block))
             columns.append((present & 0xFFFFFFFF).astype(np.int32))
             counts.append(count.astype(np.float32))
+            pages_holding = _added(pages_holding, np.bincount(columns[-1], minlength=len(self.vocabulary)))
         rows = np.concatenate([np.zeros(0, dtype=np.int64), *terms_per_page])
-        counts = sparse.csr_matrix((_joined(counts, np.float32), _joined(columns, np.int32), np.concatenate([[0], np.cumsum(rows)])),
-                                   shape=(len(rows), len(self.vocabulary)))
-        transformer = TfidfTransformer(sublinear_tf=True).fit(counts)
-        self.matrix: sparse.csr_matrix = transformer.transform(counts, copy=False).tocsr()  # float32 in place: no copy at the peak
-        self.idf: np.ndarray = transformer.idf_.astype(np.float32)  # by term id
+        self.matrix: sparse.csr_matrix = sparse.csr_matrix(
+            (_joined(counts, np.float32), _joined(columns, np.int32), np.concatenate([[0], np.cumsum(rows)])),
+            shape=(len(rows), len(self.vocabulary)))
         self.pages = self.matrix.shape[0]
+        self.document_frequency: np.ndarray = _added(pages_holding, np.zeros(len(self.vocabulary), dtype=np.int64))  # by term id
+        self.idf: np.ndarray = _idf(self.document_frequency, self.pages)  # by term id
+        _weigh(self.matrix, self.idf)
         self._kept = Tokens.join(kept) if kept else None
 
     def text_tokens(self, texts: list[str], pages: list[int]) -> Tokens:
@@ -230,7 +234,7 @@ class Keywords:
         through = before[1:] - np.repeat(before[np.cumsum(counts) - counts], counts)  # each name's weight up to the word
         rarer = through >= min_share - SHARE_SLACK  # every word from the first that, with the commoner ones, reaches min_share
         if word_pages is not None:
-            rarer &= np.bincount(self.matrix.indices, minlength=len(idf))[terms_of] <= word_pages
+            rarer &= self.document_frequency[terms_of] <= word_pages
         probe = sparse.csr_matrix((weights[rarer], (terms_of[rarer], name_of[rarer])), shape=(self.matrix.shape[1], len(names)))
         commoner = _Commoner(np.searchsorted(name_of[~rarer], np.arange(len(names) + 1)), terms_of[~rarer], weights[~rarer])
         self.matrix.sort_indices()  # a row's words in order, so that a block's (page, word) codes come sorted (a no-op here)
@@ -424,6 +428,38 @@ class _Commoner:
     starts: np.ndarray
     terms: np.ndarray
     weights: np.ndarray
+
+
+def _added(total: np.ndarray, part: np.ndarray) -> np.ndarray:
+    """The two counts by term id added, the shorter taken as zeros where it stops (the vocabulary grows block by block)."""
+    if len(part) > len(total):
+        total, part = part, total
+    total[:len(part)] += part
+    return total
+
+
+def _idf(document_frequency: np.ndarray, pages: int) -> np.ndarray:
+    """scikit-learn's smoothed IDF, ln((1 + pages) / (1 + pages holding the term)) + 1, in float32 step for step as
+    TfidfTransformer computes it for a float32 matrix (test_keywords_are_scikit_learns_tfidf_to_the_bit)."""
+    idf = np.full(len(document_frequency), pages + 1, dtype=np.float32)
+    idf /= document_frequency.astype(np.float32) + 1
+    np.log(idf, out=idf)
+    idf += 1.0
+    return idf
+
+
+def _weigh(counts: sparse.csr_matrix, idf: np.ndarray) -> None:
+    """Term counts to TF-IDF in place, as TfidfTransformer(sublinear_tf=True) transforms them (1 + ln count, times the
+    IDF, rows to unit length), WEIGH_AT_ONCE values a step: its fit counted the pages of a term with an int64 copy of
+    the column indices, and its transform multiplied by a float32 array of the IDF of every value (1.5 and 0.77 GB at
+    1,000,000 pages, at the fit's peak: BENCHMARKS.md, "Analysis")."""
+    data, indices = counts.data, counts.indices
+    for start in range(0, len(data), WEIGH_AT_ONCE):
+        part = data[start:start + WEIGH_AT_ONCE]
+        np.log(part, out=part)
+        part += 1.0
+        part *= idf[indices[start:start + WEIGH_AT_ONCE]]
+    normalize(counts, norm="l2", copy=False)  # in place, row by row
 
 
 def _joined(parts: list[np.ndarray], dtype: type) -> np.ndarray:

@@ -533,6 +533,30 @@ def test_keyword_similarity_is_scipys_row_product_sum_to_the_bit_also_loaded_fro
         assert list(tmp_path.rglob("index._row_dots*.nbi"))  # the cache the second run loads
 
 
+def test_keywords_are_scikit_learns_tfidf_to_the_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fit weighs its counts as scikit-learn's TfidfTransformer(sublinear_tf=True) does, bit for bit (IDF and
+    matrix), with pages counted block by block as the vocabulary grows and the values weighed a few at a time."""
+    from scipy import sparse
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    counted = []
+    weigh = index._weigh
+    monkeypatch.setattr(index, "_weigh", lambda counts, idf: (counted.append(counts.copy()), weigh(counts, idf)))
+    monkeypatch.setattr(Keywords, "BLOCK_CHARACTERS", 2_000)
+    monkeypatch.setattr(index, "WEIGH_AT_ONCE", 333)
+    rng = np.random.default_rng(12)
+    vocabulary = [f"w{number}x" for number in range(3_000)]
+    texts = [" ".join(rng.choice(vocabulary[:int(rng.integers(10, 3_000))], size=int(rng.integers(1, 600)))) for _ in range(60)]
+    keywords = Keywords(texts, [f"title {page}" for page in range(60)])
+    expected = TfidfTransformer(sublinear_tf=True).fit(counted[0])
+    assert np.array_equal(keywords.idf, expected.idf_)
+    assert keywords.document_frequency.tolist() == np.bincount(counted[0].indices, minlength=counted[0].shape[1]).tolist()
+    matrix = sparse.csr_matrix(expected.transform(counted[0]))
+    assert (keywords.matrix.indptr.tolist(), keywords.matrix.indices.tolist()) == (matrix.indptr.tolist(), matrix.indices.tolist())
+    assert np.array_equal(keywords.matrix.data, matrix.data) and keywords.matrix.data.dtype == np.float32
+    assert len(keywords.vocabulary) > 1_000  # grown over the blocks
+
+
 def test_each_sources_firsts_in_queue_order_are_a_lexsorts() -> None:
     """score._firsts (compiled) keeps each source's first pairs by score, then target, in the order a lexsort by
     (source, -score, target) lists them: with many equal scores, sources of one pair and of more than `count`."""
