@@ -58,6 +58,11 @@ class Candidates:
     def __len__(self) -> int:
         return len(self.source)
 
+    def release(self) -> None:
+        """Empty every column, freeing it for the caller that spent them (score.rank) while others still hold this object."""
+        for column in fields(self):
+            setattr(self, column.name, getattr(self, column.name)[:0].copy())
+
     def __iter__(self) -> Iterator[Candidate]:
         columns = [getattr(self, column.name).tolist() for column in fields(self)]
         return (Candidate(*row) for row in zip(*columns))

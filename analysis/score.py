@@ -67,11 +67,11 @@ class Suggestion:
 
 def need(corpus: Corpus, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """How much each target needs a link from its source, 0..1 (see the module docstring)."""
-    depths = np.array([np.nan if depth is None else depth for depth in corpus.depths], dtype=np.float64)[targets]
+    depths = np.array([np.nan if depth is None else depth for depth in corpus.depths], dtype=np.float64)
     deep = np.where(np.isnan(depths), 1.0, np.clip(depths - 1, 0, 4) / 4)
+    by_target = 0.5 / (1 + np.asarray(corpus.inbound, dtype=np.float64)) + 0.3 * deep  # per page: one array a pair, not five
     _, published = np.unique([date or "" for date in corpus.published], return_inverse=True)  # dates sort as text
-    newer = (published[targets] > published[sources]).astype(np.float64)
-    return 0.5 / (1 + np.asarray(corpus.inbound, dtype=np.float64)[targets]) + 0.3 * deep + 0.2 * newer
+    return by_target[targets] + 0.2 * (published[targets] > published[sources])
 
 
 def direction(corpus: Corpus, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
@@ -99,6 +99,8 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
     progress, a bar of the candidates searched for anchors on stderr (a minute at 100,000 pages, the longest stage
     after embedding).
 
+    The candidates are spent: their columns are released (Candidates.release) once the queue's rows are taken.
+
     With no max_per_target, the cap is the largest that keeps every target within MAX_TARGET_SHARE
     of the queue, but not below MIN_CAP: on a small site 2% of the queue is less than one suggestion.
     """
@@ -115,6 +117,7 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
         (rows, hubs), cap = ranked.select(max_per_page, max_per_target), max_per_target
     queue = ranked.keeping(rows)  # and the other candidates' anchors and scores are freed: the queue's objects come next, at rank's peak
     del ranked
+    candidates.release()  # so are their columns (1.1 GB at 1,000,000 pages): the queue holds its rows' own
     with _garbage_collector_paused():
         return queue.suggestions(queue.order), hubs, cap
 
@@ -123,9 +126,10 @@ def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_pe
     """Every candidate scored (see the module docstring), in queue order, with the anchors of each source's first
     max_per_page: the queue takes few others (after a target is full), whose anchors are found again (keeping).
     All of them held at once were rank's peak (41 bytes a candidate, 182 MB at 100,000 synthetic pages)."""
-    scores = (DENSE_WEIGHT * candidates.similarity.astype(np.float64) + LEXICAL_WEIGHT * candidates.lexical
-              + NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
-              + DIRECTION_WEIGHT * direction(corpus, candidates.source, candidates.target))
+    scores = DENSE_WEIGHT * candidates.similarity.astype(np.float64)  # the sum term by term in place, as the formula adds
+    scores += LEXICAL_WEIGHT * candidates.lexical
+    scores += NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
+    scores += DIRECTION_WEIGHT * direction(corpus, candidates.source, candidates.target)
     anchored: list[tuple[np.ndarray, Found]] = []
     with tqdm(total=len(candidates), desc="Anchors", unit="pair", unit_scale=True, disable=not progress) as bar:
         for rows, found in finder.search_blocks(candidates.source, candidates.target):  # each block holds whole sources

@@ -520,7 +520,7 @@ def corpus_profile(corpus: Any, instrumented: InstrumentedPropose) -> dict[str, 
     seen, report = instrumented.seen, instrumented.report
     pages = len(corpus)
     share = seen["matrix"]["pages_a_term"] / pages
-    candidates, sources = len(seen["candidates"][0]), seen["sources"]
+    candidates, sources = seen["candidates"], seen["sources"]
     rank = report["rank + AnchorFinder"]
     return {
         "mean_words": round(float(np.mean([len(text.split()) for text in corpus.texts])), 1),
@@ -529,7 +529,7 @@ def corpus_profile(corpus: Any, instrumented: InstrumentedPropose) -> dict[str, 
         "tfidf_terms_per_page": round(seen["matrix"]["nonzeros"] / pages, 1),
         "terms_on_over_30pct": int((share > 0.3).sum()), "terms_on_5_to_30pct": int(((share > 0.05) & (share <= 0.3)).sum()),
         "sum_df_squared": round(float((share ** 2).sum()), 1),
-        "mentions_per_page": round(len(seen["every_source"][1]) / pages, 2),
+        "mentions_per_page": round(seen["mentions"] / pages, 2),
         "candidates_per_source": round(candidates / sources, 2),
         "rank_cpu_ms_per_candidate": round(1000 * rank["cpu_s"] / max(candidates, 1), 3),
         "rank_rss_growth_kb_per_source": round(1024 * (rank["rss_after_mb"] - rank["rss_before_mb"]) / sources, 1),
@@ -591,7 +591,8 @@ class InstrumentedPropose:
         self.vectors = vectors  # called when propose embeds: the vectors then belong to propose alone, as in a real run
         self.source_share = source_share
         self.report: dict[str, dict[str, float]] = {}
-        self.seen: dict[str, Any] = {}  # what the stages returned, for the figures around them
+        self.seen: dict[str, Any] = {}  # what the stages returned, for the figures around them: counts, or arrays that
+        # propose frees before rank (the neighbours by meaning) on disk until it returns, so that rank's peak is propose's own
 
     def run(self, corpus: Any) -> tuple[Any, dict[str, float], float]:
         """(Proposal, propose's own timings, seconds of the whole call) for a corpus, with default Options."""
@@ -601,6 +602,7 @@ class InstrumentedPropose:
         from analysis.embed import Embeddings
 
         report, seen = self.report, self.seen  # seen: what find_candidates got, and more
+        spilled = tempfile.TemporaryDirectory(prefix="linkspider-neighbours-")
         real = {name: getattr(pipeline, name) for name in ("embed_pages", "nearest", "Keywords", "find_candidates", "rank")}
 
         def timed(name: str, function: Callable[..., Any], key: str | None = None) -> Callable[..., Any]:
@@ -625,13 +627,20 @@ class InstrumentedPropose:
 
             def mentions(self, titles: list[str], *args: Any, **kwargs: Any) -> np.ndarray:
                 with stage(report, "Keywords.mentions"):
-                    seen["mentions"] = super().mentions(titles, *args, **kwargs)
-                return seen["mentions"]
+                    return super().mentions(titles, *args, **kwargs)
 
             def drop_matrix(self) -> None:  # what the figures read of the matrix, taken before propose frees it
-                seen["matrix"] = {"nonzeros": int(self.matrix.nnz), "gathered": pair_nonzeros(self.matrix, *seen["every_source"]),
-                                  "pages_a_term": np.bincount(self.matrix.indices, minlength=self.matrix.shape[1])}
+                neighbour_lists, mentions = seen.pop("every_source")
+                seen["matrix"] = {"nonzeros": int(self.matrix.nnz), "gathered": pair_nonzeros(self.matrix, neighbour_lists, mentions),
+                                  "pages_a_term": self.document_frequency}
+                seen["mentions"] = len(mentions)
                 super().drop_matrix()
+
+        def nearest(*args: Any, **kwargs: Any) -> Any:
+            similarities, indices = timed("nearest (FAISS)", real["nearest"])(*args, **kwargs)
+            np.save(Path(spilled.name) / "similarities.npy", similarities)
+            np.save(Path(spilled.name) / "indices.npy", indices)
+            return similarities, indices
 
         def candidates(*args: Any, **kwargs: Any) -> Any:
             bound = inspect.signature(real["find_candidates"]).bind(*args, **kwargs)
@@ -643,12 +652,14 @@ class InstrumentedPropose:
                     bound.arguments[name] = (similarities[:sources], indices[:sources])
                 bound.arguments["mentions"] = bound.arguments["mentions"][bound.arguments["mentions"] // len(corpus) < sources]
             seen["sources"] = max(1, round(len(corpus) * self.source_share))
-            return timed("find_candidates", real["find_candidates"], "candidates")(*bound.args, **bound.kwargs)
+            found = timed("find_candidates", real["find_candidates"])(*bound.args, **bound.kwargs)
+            seen["candidates"] = len(found[0])  # rank spends them
+            return found
 
         def embed(db: Any, urls: list[str], *args: Any, **kwargs: Any) -> Any:
             return Embeddings(self.vectors(), 0)  # the vectors stand for what the model would give
 
-        patches = {"embed_pages": embed, "nearest": timed("nearest (FAISS)", real["nearest"], "by_meaning"),
+        patches = {"embed_pages": embed, "nearest": nearest,
                    "Keywords": TimedKeywords, "find_candidates": candidates,
                    "rank": timed("rank + AnchorFinder", real["rank"], "queue")}
         db = sqlite_utils.Database(memory=True)
@@ -663,6 +674,8 @@ class InstrumentedPropose:
         finally:
             for name, function in real.items():
                 setattr(pipeline, name, function)
+        with spilled:
+            seen["by_meaning"] = tuple(np.load(Path(spilled.name) / f"{name}.npy") for name in ("similarities", "indices"))
         return proposal, timings, seconds
 
 
@@ -739,7 +752,7 @@ def run_stages(args: argparse.Namespace) -> None:
         "index": "flat (exact)" if args.pages <= EXACT_LIMIT else "IVF-Flat",
         "profile": corpus_profile(corpus, instrumented), "vocabulary": len(keywords.vocabulary), "tfidf_nonzeros": seen["matrix"]["nonzeros"],
         "content_links": len(corpus.content_codes), "template_links": len(corpus.template_codes),
-        "mentions": len(seen["every_source"][1]), "candidates": len(seen["candidates"][0]), "cannibalised": len(proposal.cannibalised),
+        "mentions": seen["mentions"], "candidates": seen["candidates"], "cannibalised": len(proposal.cannibalised),
         "queue": len(proposal.queue), "hubs": len(proposal.hubs), "threshold": proposal.threshold,
         "max_per_target": proposal.max_per_target, "sources": seen["sources"], "source_share": args.source_share,
         "pairs": gathered["pairs"], "pair_row_nonzeros": gathered["nonzeros"],
@@ -892,7 +905,7 @@ def bench_real(args: argparse.Namespace) -> list[dict[str, Any]]:
             "peak_rss_mb": round(max(figures["peak_rss_mb"] for figures in instrumented.report.values()), 1),
             "index": "flat (exact)" if len(corpus) <= EXACT_LIMIT else "IVF-Flat", "profile": corpus_profile(corpus, instrumented),
             "vocabulary": len(seen["keywords"].vocabulary), "tfidf_nonzeros": seen["matrix"]["nonzeros"],
-            "mentions": len(seen["every_source"][1]), "candidates": len(seen["candidates"][0]), "queue": len(proposal.queue),
+            "mentions": seen["mentions"], "candidates": seen["candidates"], "queue": len(proposal.queue),
             "sources": seen["sources"], "pairs": gathered["pairs"], "pair_row_nonzeros": gathered["nonzeros"],
             "neighbour_similarity": neighbour_profile(vectors, seen["by_meaning"], np.random.default_rng(1)),
         })
