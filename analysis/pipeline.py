@@ -25,6 +25,7 @@ from analysis.export import export_csv, rejected_pairs, save_cannibalization, sa
 from analysis.impact import Impact, measure_impact
 from analysis.index import Keywords, nearest
 from analysis.load import Corpus, Pair, crawl_note, load_corpus
+from analysis.memory import return_freed_memory
 from analysis.report import write_report
 from analysis.score import Suggestion, rank
 from linkspider.db import open_existing
@@ -86,13 +87,15 @@ class Result:
 
 @contextmanager
 def timed(timings: dict[str, float], stage: str, progress: bool = False) -> Iterator[None]:
-    """Add the stage's time to timings; with progress, say on stderr that it starts: given for the stages after
-    embedding, which run for a minute and more on a large site with no other sign of life (embedding has its bar, and
-    a bad database or model is one line on stderr, with nothing before it)."""
+    """Add the stage's time to timings, then hand what it freed back to the system (return_freed_memory); with
+    progress, say on stderr that it starts: given for the stages after embedding, which run for a minute and more on a
+    large site with no other sign of life (embedding has its bar, and a bad database or model is one line on stderr,
+    with nothing before it)."""
     if progress:
         print(f"stage: {stage}", file=sys.stderr, flush=True)
     start = time.perf_counter()
     yield
+    return_freed_memory()
     timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - start
 
 
@@ -126,7 +129,9 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
                                  corpus.hashes, options.model, options.device, progress=options.progress, backend=options.backend)
     with timed(timings, "index", options.progress):
         by_meaning = nearest(embeddings.vectors, options.neighbours)
+        return_freed_memory()
         keywords = Keywords(corpus.texts, corpus.titles)  # whole pages
+        return_freed_memory()
         if len(corpus) <= KEYWORD_NEIGHBOURS_LIMIT:
             by_words, mentions = keywords.nearest(options.neighbours), mentioned_pairs(corpus, keywords)
         else:  # keyword neighbours grow with the square of the pages, and so do mentions a source

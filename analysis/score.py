@@ -42,6 +42,7 @@ from analysis.anchors import Anchor, AnchorFinder, Found, anchor_options, with_c
 from analysis.candidates import Candidates
 from analysis.compiled import compiled
 from analysis.load import Corpus, among, run_items
+from analysis.memory import return_freed_memory
 
 DENSE_WEIGHT = 0.5  # the model reads a page's first 256 tokens, the keyword similarity all of it (BENCHMARKS.md, "Quality")
 LEXICAL_WEIGHT = 1.0
@@ -118,6 +119,7 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
     queue = ranked.keeping(rows)  # and the other candidates' anchors and scores are freed: the queue's objects come next, at rank's peak
     del ranked
     candidates.release()  # so are their columns (1.1 GB at 1,000,000 pages): the queue holds its rows' own
+    return_freed_memory()  # and what the anchor search's threads freed, before the queue's objects are made
     with _garbage_collector_paused():
         return queue.suggestions(queue.order), hubs, cap
 
