@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from pathlib import Path
 
@@ -63,7 +63,7 @@ def rejected_pairs(db: sqlite_utils.Database, corpus: Corpus) -> set[tuple[int, 
             if s in index and t in index}
 
 
-def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: list[Suggestion]) -> dict[str, int]:
+def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: Sequence[Suggestion]) -> dict[str, int]:
     """Merge this run's queue into the suggestions table; returns how many rows are new and how many became done.
 
     The rows go in as they are made, and a row already there keeps its status and first sighting (the insert's

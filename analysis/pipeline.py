@@ -27,7 +27,7 @@ from analysis.index import Keywords, nearest
 from analysis.load import Corpus, Pair, crawl_note, load_corpus
 from analysis.memory import return_freed_memory
 from analysis.report import write_report
-from analysis.score import Suggestion, rank
+from analysis.score import Queue, rank
 from linkspider.db import open_existing
 
 # Default lower similarity bound per model, set with the backtest (see BENCHMARKS.md, "Quality").
@@ -62,7 +62,7 @@ class Options:
 class Proposal:
     """What the stages after loading produce for one corpus."""
 
-    queue: list[Suggestion]
+    queue: Queue  # of Suggestion, best first
     hubs: dict[int, int]
     cannibalised: list[tuple[int, int, float]]
     threshold: float

@@ -30,7 +30,10 @@ from __future__ import annotations
 
 import gc
 import heapq
-from collections.abc import Iterable, Iterator
+import itertools
+import operator
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from functools import cached_property
@@ -38,11 +41,12 @@ from functools import cached_property
 import numpy as np
 from tqdm import tqdm
 
-from analysis.anchors import Anchor, AnchorFinder, Found, anchor_options, with_context
+from analysis.anchors import Anchor, AnchorFinder, Found, anchor_options, short_title
 from analysis.candidates import Candidates
 from analysis.compiled import compiled
 from analysis.load import Corpus, among, run_items
 from analysis.memory import return_freed_memory
+from linkspider.sentences import sentence_at
 
 DENSE_WEIGHT = 0.5  # the model reads a page's first 256 tokens, the keyword similarity all of it (BENCHMARKS.md, "Quality")
 LEXICAL_WEIGHT = 1.0
@@ -95,7 +99,7 @@ def direction(corpus: Corpus, sources: np.ndarray, targets: np.ndarray) -> np.nd
 
 
 def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_page: int,
-         max_per_target: int | None = None, progress: bool = False) -> tuple[list[Suggestion], dict[int, int], int]:
+         max_per_target: int | None = None, progress: bool = False) -> tuple[Queue, dict[int, int], int]:
     """The review queue (best first), the hubs (target -> suggestions it wanted) and the per-target cap used; with
     progress, a bar of the candidates searched for anchors on stderr (a minute at 100,000 pages, the longest stage
     after embedding).
@@ -268,17 +272,17 @@ class Ranked:
         grouped = np.argsort(sources, kind="stable")
         return grouped.astype(np.int32 if len(grouped) < 2**31 else np.int64), np.searchsorted(sources[grouped], np.arange(len(self.corpus) + 1))
 
-    def suggestions(self, rows: np.ndarray) -> list[Suggestion]:
+    def suggestions(self, rows: np.ndarray) -> Queue:
         """The selected rows as suggestions, in queue order, each with the best anchor not used for its target yet, and
         the sentence of its source that holds it."""
         used_anchors: dict[tuple[str, int], int] = {}
         used_spans: dict[int, list[tuple[int, int]]] = {}
-        queue = []
+        queue = Queue(self.corpus.texts, self.finder.names)
         for source, target, similarity, score, template_linked, (starts, ends, strengths) in self._columns(rows):
             text = self.corpus.texts[source]
             anchor = _free_anchor(anchor_options(text, self.finder.names[target], starts, ends, strengths), target, used_anchors,
                                   used_spans.setdefault(source, []))
-            queue.append(Suggestion(source, target, similarity, round(score, 4), with_context(anchor, text), template_linked))
+            queue.append(source, target, similarity, round(score, 4), anchor, template_linked)
             key = (anchor.text.lower(), target)
             used_anchors[key] = used_anchors.get(key, 0) + 1
             if anchor.span:
@@ -294,6 +298,58 @@ class Ranked:
             yield from zip(candidates.source[part].tolist(), candidates.target[part].tolist(),
                            candidates.similarity[part].tolist(), self.scores[part].tolist(),
                            candidates.template_linked[part].tolist(), self.found.alternatives(part))
+
+
+class Queue(Sequence[Suggestion]):
+    """The review queue, best first, held as columns: each suggestion, with its anchor's text and sentence sliced from
+    the source's text, is made when it is read. As objects with their strings, the 4,000,000 suggestions of 1,000,000
+    pages held ~2.3 GB at rank's peak (~580 bytes each); as columns, 81 bytes each (BENCHMARKS.md, "Analysis")."""
+
+    def __init__(self, texts: list[str], names: list[str]) -> None:
+        self.texts, self.names = texts, names  # the corpus's texts, and each page's name (AnchorFinder.names)
+        self.source, self.target, self.similarity, self.score = array("q"), array("q"), array("d"), array("d")
+        self.template_linked = array("b")
+        self.start, self.end, self.strength = array("q"), array("q"), array("d")  # the anchor's span (-1: a title anchor)
+        self.sentence_start, self.sentence_end = array("q"), array("q")  # its sentence's (between sentences: both at start)
+
+    def append(self, source: int, target: int, similarity: float, score: float, anchor: Anchor, template_linked: bool) -> None:
+        """Add a suggestion: a text anchor is kept as its span in the source's text and its sentence's (sentence_at),
+        both sliced again when read; a title anchor, as the target's name shortened again (anchor_options)."""
+        start, end = anchor.span or (-1, -1)
+        sentence = (start, end) if start < 0 else sentence_at(self.texts[source], start)
+        for column, value in zip(self._columns(), (source, target, similarity, score, template_linked, start, end, anchor.strength,
+                                                   *sentence)):
+            column.append(value)
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+    def __getitem__(self, index: int | slice) -> Suggestion | list[Suggestion]:  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[at] for at in range(*index.indices(len(self)))]
+        if not -len(self) <= index < len(self):
+            raise IndexError("queue index out of range")
+        return self._made(*(column[index] for column in self._columns()))
+
+    def __iter__(self) -> Iterator[Suggestion]:
+        return itertools.starmap(self._made, zip(*self._columns()))
+
+    def __eq__(self, other: object) -> bool:
+        """The same suggestions in the same order as another queue, or a list of them."""
+        return isinstance(other, (Queue, list)) and len(self) == len(other) and all(map(operator.eq, self, other))
+
+    def _columns(self) -> tuple[array, ...]:
+        return (self.source, self.target, self.similarity, self.score, self.template_linked, self.start, self.end,
+                self.strength, self.sentence_start, self.sentence_end)
+
+    def _made(self, source: int, target: int, similarity: float, score: float, template_linked: int, start: int, end: int,
+              strength: float, sentence_start: int, sentence_end: int) -> Suggestion:
+        if start < 0:
+            anchor = Anchor(short_title(self.names[target]), "title", strength)
+        else:
+            text = self.texts[source]
+            anchor = Anchor(text[start:end], "text", strength, start, text[sentence_start:sentence_end])
+        return Suggestion(source, target, similarity, score, anchor, bool(template_linked))
 
 
 def _free_anchor(anchors: Iterable[Anchor], target: int, used: dict[tuple[str, int], int], spans: list[tuple[int, int]]) -> Anchor:

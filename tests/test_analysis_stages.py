@@ -9,6 +9,7 @@ excluded, what is capped, where an anchor may come from), never a particular sco
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import html
 import inspect
@@ -744,6 +745,26 @@ def test_the_same_anchor_points_at_a_target_from_two_pages_at_most(tmp_path: Pat
     anchors = {item.source: item.anchor.text for item in queue}
     assert anchors[sources[0]] == anchors[sources[1]] == options[0] and score.SAME_ANCHOR_PAGES == 2
     assert anchors[sources[2]] == next(text for text in options if text.lower() != options[0].lower())
+
+
+def test_the_queue_held_as_columns_reads_back_the_suggestions_it_was_given() -> None:
+    """score.Queue keeps a text anchor as spans and slices it and its sentence again when read: every suggestion reads
+    back equal to the one made as an object (its sentence by with_context), by index, slice, iteration and comparison."""
+    texts = ["Intro line.\nRead about raw pointers here. Then more.", "Second page, no sentence end", "x"]
+    names = ["First page", "A very long name of the second page here", "Third"]
+    made = [Suggestion(0, 1, 0.5625, 1.2345, anchors.with_context(Anchor("raw pointers", "text", 0.75, 23), texts[0]), True),
+            Suggestion(1, 0, 0.25, 1.0, anchors.with_context(Anchor("no sentence", "text", 0.5, 13), texts[1]), False),
+            Suggestion(2, 1, 0.125, 0.5, Anchor(short_title(names[1]), "title", 0.0), False)]
+    queue = score.Queue(texts, names)
+    for item in made:
+        queue.append(item.source, item.target, item.similarity, item.score, dataclasses.replace(item.anchor, context=None),
+                     item.template_linked)
+    assert made[0].anchor.context == "Read about raw pointers here." and made[1].anchor.context == texts[1]
+    assert list(queue) == made and queue == made and queue[1] == made[1] and queue[-1] == made[2] and queue[:2] == made[:2]
+    assert len(queue) == 3 and queue[2].anchor.text == "A very long name of the" and queue[2].anchor.context is None
+    with pytest.raises(IndexError):
+        queue[3]
+    assert not score.Queue(texts, names)
 
 
 def test_queue_anchors_repeat_on_two_pages_at_most_and_stay_apart_per_source(tmp_path: Path) -> None:
