@@ -143,6 +143,7 @@ def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_pe
             first = _firsts(candidates.source[rows], candidates.target[rows], scores[rows], max_per_page)
             anchored.append((rows[first], found[first]))
             bar.update(len(rows))
+    return_freed_memory()  # what the search's threads freed in their own heaps (260 MB at 100,000 pages, BENCHMARKS.md)
     rows = np.concatenate([np.zeros(0, dtype=np.int64), *(rows for rows, _ in anchored)])
     by_row = np.argsort(rows)
     # queue order: by score, then source, then target; the candidates come by source and target, so a stable sort

@@ -155,6 +155,11 @@ class Peaks:
         self.process = max(self.process, peak)
         return peak
 
+    def restart(self) -> None:
+        """Forget the process peak so far: from here on, the largest value read."""
+        self.reset()
+        self.process = peak_rss_mb() if self.resettable else 0.0
+
 
 PEAKS = Peaks()
 
@@ -728,6 +733,7 @@ def write_database(args: argparse.Namespace) -> None:
 def run_stages(args: argparse.Namespace) -> None:
     """One size: build the corpus, run analysis.pipeline.propose on it without the model, report on stdout."""
     from analysis.index import EXACT_LIMIT
+    from analysis.memory import return_freed_memory
 
     code = code_state()  # the analysis/ this process imported
     emit("imported", rss_mb=rss_mb(), peak_rss_mb=peak_rss_mb(), code=code)
@@ -738,6 +744,8 @@ def run_stages(args: argparse.Namespace) -> None:
             site = SyntheticSite(args.pages, args.seed)
             np.save(kept, site.vectors())
             corpus = site.corpus()
+        return_freed_memory()  # the generator's, as the command's load stage hands back its own
+        PEAKS.restart()  # the process peak is propose's: making the corpus is no stage of the analysis
         instrumented = InstrumentedPropose(lambda: np.load(kept), args.source_share)
         proposal, timings, total = instrumented.run(corpus)
         PEAKS.read()
