@@ -490,7 +490,9 @@ def every_pair(corpus: Corpus, keywords: Keywords, similarity: float = 0.6) -> l
 def ranked(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinder, max_per_page: int,
            max_per_target: int) -> tuple[list[Suggestion], dict[int, int]]:
     """rank with both caps given: (queue, hubs); a rank that also returns the cap it used must return the one given."""
-    result = rank(corpus, Candidates.of(candidates), finder, max_per_page, max_per_target)
+    spent = Candidates.of(candidates)
+    result = rank(corpus, spent, finder, max_per_page, max_per_target)
+    assert len(spent) == 0 and spent.source.dtype == np.int64  # its columns released (Candidates.release), their types kept
     if len(result) == 3:
         assert result[2] == max_per_target
     return result[0], result[1]
