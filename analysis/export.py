@@ -18,7 +18,7 @@ import numpy as np
 import sqlite_utils
 
 from analysis.load import Corpus
-from analysis.score import Suggestion
+from analysis.score import Suggestion, records
 from linkspider.db import add_missing_columns, utc_now
 
 SUGGESTIONS = {
@@ -74,15 +74,19 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: Sequence[
     db["suggestions"].create(SUGGESTIONS, pk=("source", "target"), if_not_exists=True)
     add_missing_columns(db["suggestions"], SUGGESTIONS)
     urls, titles, index, pages = corpus.urls, corpus.titles, corpus.index, len(corpus)
-    proposed = {item.source * pages + item.target for item in queue}  # numbers: the cycle collector walks tuples
-    rows = ({"source": urls[item.source], "target": urls[item.target], "target_title": titles[item.target],
-             "anchor": item.anchor.text, "anchor_source": item.anchor.source, "context": item.anchor.context,
-             "offset": item.anchor.offset, "similarity": round(item.similarity, 4), "score": item.score,
-             "template_linked": int(item.template_linked), "status": "pending", "first_seen": now, "last_seen": now}
-            for item in queue)
+    proposed: set[int] = set()  # as numbers (the cycle collector walks tuples), filled as the rows go in
+
+    def rows() -> Iterator[dict]:  # the queue read once, as plain fields (score.records)
+        for source, target, anchor, anchor_source, _, offset, context, similarity, score, template_linked in records(queue):
+            proposed.add(source * pages + target)
+            yield {"source": urls[source], "target": urls[target], "target_title": titles[target], "anchor": anchor,
+                   "anchor_source": anchor_source, "context": context, "offset": offset, "similarity": round(similarity, 4),
+                   "score": score, "template_linked": int(template_linked), "status": "pending", "first_seen": now,
+                   "last_seen": now}
+
     with db.conn:
         before = db.execute("SELECT count(*) FROM suggestions").fetchone()[0]
-        insert_rows(db, "suggestions", rows, ("source", "target"), keep=("status", "first_seen"))
+        insert_rows(db, "suggestions", rows(), ("source", "target"), keep=("status", "first_seen"))
         new = db.execute("SELECT count(*) FROM suggestions").fetchone()[0] - before
         stale, stale_pages = [], array("q")  # not proposed now: (source, target, status), and their pages (-1: gone)
         for source, target, status in db.execute("SELECT source, target, status FROM suggestions WHERE status IN ('pending', 'approved')"):

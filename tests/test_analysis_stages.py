@@ -751,7 +751,8 @@ def test_the_same_anchor_points_at_a_target_from_two_pages_at_most(tmp_path: Pat
 
 def test_the_queue_held_as_columns_reads_back_the_suggestions_it_was_given() -> None:
     """score.Queue keeps a text anchor as spans and slices it and its sentence again when read: every suggestion reads
-    back equal to the one made as an object (its sentence by with_context), by index, slice, iteration and comparison."""
+    back equal to the one made as an object (its sentence by with_context), by index, slice, iteration and comparison,
+    and so do the fields the export reads without making the objects."""
     texts = ["Intro line.\nRead about raw pointers here. Then more.", "Second page, no sentence end", "x"]
     names = ["First page", "A very long name of the second page here", "Third"]
     made = [Suggestion(0, 1, 0.5625, 1.2345, anchors.with_context(Anchor("raw pointers", "text", 0.75, 23), texts[0]), True),
@@ -764,6 +765,7 @@ def test_the_queue_held_as_columns_reads_back_the_suggestions_it_was_given() -> 
     assert made[0].anchor.context == "Read about raw pointers here." and made[1].anchor.context == texts[1]
     assert list(queue) == made and queue == made and queue[1] == made[1] and queue[-1] == made[2] and queue[:2] == made[:2]
     assert len(queue) == 3 and queue[2].anchor.text == "A very long name of the" and queue[2].anchor.context is None
+    assert list(score.records(queue)) == list(score.records(made))  # the export's fields, read from the columns or the objects
     with pytest.raises(IndexError):
         queue[3]
     assert not score.Queue(texts, names)
