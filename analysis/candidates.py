@@ -75,18 +75,20 @@ def neighbour_codes(neighbours: np.ndarray, pages: int) -> np.ndarray:
     return sources[keep] * pages + targets[keep]
 
 
-def cosines(vectors: np.ndarray, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """The embedding similarity of each (source, target) pair (unit vectors: the inner product, as numpy's
-    (a * b).sum(axis=1) gives it, to the bit: index.vector_dots), PAIRS_AT_ONCE pairs a step, THREADS steps at once."""
-    similarity = np.empty(len(sources), dtype=np.float32)
+def cosines(vectors: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """The embedding similarity of each pair (code source * pages + target; unit vectors: the inner product, as numpy's
+    (a * b).sum(axis=1) gives it, to the bit: index.vector_dots), PAIRS_AT_ONCE pairs a step, THREADS steps at once,
+    each step's sources and targets made from its codes (every pair's, 0.7 GB at 1,000,000 pages, were find_candidates'
+    peak)."""
+    similarity = np.empty(len(pairs), dtype=np.float32)
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
 
     def fill(start: int) -> None:
         part = slice(start, start + PAIRS_AT_ONCE)
-        vector_dots(vectors, sources[part], targets[part], similarity[part])
+        vector_dots(vectors, *np.divmod(pairs[part], len(vectors)), similarity[part])
 
     with ThreadPoolExecutor(THREADS) as pool:
-        list(pool.map(fill, range(0, len(sources), PAIRS_AT_ONCE)))
+        list(pool.map(fill, range(0, len(pairs), PAIRS_AT_ONCE)))
     return similarity
 
 
@@ -97,20 +99,23 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     pair codes: pipeline.mentioned_pairs)."""
     pages = len(corpus)
     pairs = distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentions]))
-    sources, targets = pairs // pages, pairs % pages
-    similarity = cosines(vectors, sources, targets)
+    similarity = cosines(vectors, pairs)
     mentioned = among(pairs, mentions)
     related = (similarity >= threshold) | mentioned
     duplicate = related & (similarity > max_similarity)
-    keep = (related & ~duplicate & ~among(pairs, corpus.content_codes) & ~among(pairs, pair_codes(excluded, pages))
-            & ~corpus.listings[sources])
-    first, second = np.minimum(sources[duplicate], targets[duplicate]), np.maximum(sources[duplicate], targets[duplicate])
+    keep = related & ~duplicate
+    del related
+    for linked in (corpus.content_codes, pair_codes(excluded, pages)):
+        keep &= ~among(pairs, linked)
+    keep &= ~corpus.listings[pairs // pages]
+    sources, targets = np.divmod(pairs[duplicate], pages)
+    first, second = np.minimum(sources, targets), np.maximum(sources, targets)
     unique, where = np.unique(first * pages + second, return_index=True)
     cannibalised = list(zip((unique // pages).tolist(), (unique % pages).tolist(), similarity[duplicate][where].tolist()))
     # the columns of every pair go before the kept pairs' are made, and those before their keyword similarities: each
     # set of columns is held alone (BENCHMARKS.md, "Analysis")
     pairs, similarity, mentioned = pairs[keep], similarity[keep], mentioned[keep]
-    del sources, targets, keep
+    del keep
     template_linked = among(pairs, corpus.template_codes)
     source, target = np.divmod(pairs, pages)
     del pairs

@@ -23,6 +23,7 @@ from sklearn.preprocessing import normalize
 
 from analysis.compiled import compiled
 from analysis.load import distinct
+from analysis.memory import return_freed_memory
 from analysis.words import STOP, Tokens, Vocabulary, terms
 
 EXACT_LIMIT = 10_000  # exact costs ~1 CPU-s here, then grows with pages squared (bench/neighbours.py)
@@ -136,6 +137,7 @@ class Keywords:
             columns.append((present & 0xFFFFFFFF).astype(np.int32))
             counts.append(count.astype(np.float32))
             pages_holding = _added(pages_holding, np.bincount(columns[-1], minlength=len(self.vocabulary)))
+        return_freed_memory()  # the tokenising threads' freed blocks, before the columns are joined (-90 MB at 100k pages)
         rows = np.concatenate([np.zeros(0, dtype=np.int64), *terms_per_page])
         self.matrix: sparse.csr_matrix = sparse.csr_matrix(
             (_joined(counts, np.float32), _joined(columns, np.int32), np.concatenate([[0], np.cumsum(rows)])),
