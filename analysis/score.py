@@ -120,10 +120,10 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
             cap -= 1
     else:
         (rows, hubs), cap = ranked.select(max_per_page, max_per_target), max_per_target
-    queue = ranked.keeping(rows)  # and the other candidates' anchors and scores are freed: the queue's objects come next, at rank's peak
+    queue = ranked.keeping(rows)  # and the other candidates' anchors and scores are freed before the queue is filled
     del ranked
     candidates.release()  # so are their columns (1.1 GB at 1,000,000 pages): the queue holds its rows' own
-    return_freed_memory()  # and what the anchor search's threads freed, before the queue's objects are made
+    return_freed_memory()  # and what keeping() and its search again freed, before the queue's columns grow
     with _garbage_collector_paused():
         return queue.suggestions(queue.order), hubs, cap
 
