@@ -44,7 +44,7 @@ from analysis.load import Corpus, among, distinct, run_items
 from analysis.memory import return_freed_memory
 from analysis.phrases import MAX_WORDS, Phrases, phrases_of
 from analysis.windows import choose, find_matches, names_held, runs_held, strong_windows
-from analysis.words import WORD, run_hashes, stem, terms
+from analysis.words import WORD, run_hashes, stem
 from linkspider.sentences import sentence_at
 
 SHORTER_ANCHOR = 0.2  # per word, times the pair's best strength: the anchor shown is the window with the most strength less this
@@ -104,10 +104,10 @@ def cited_headings(corpus: Corpus, keywords: Keywords) -> PageNames:
 def page_names_of(named: list[tuple[int, str]], pages: int, keywords: Keywords) -> PageNames:
     """PageNames of these (page, name) pairs, in page order, with the distinct terms of each; a name of stop words only
     names nothing and is left out."""
-    tokens = keywords.vocabulary.tokenize([name for _, name in named])
-    owner, ids = np.repeat(np.arange(len(named)), tokens.counts), tokens.ids.astype(np.int64)
-    known = (ids >= 0) & (ids < len(keywords.idf))
-    owner, ids = np.divmod(distinct(owner[known] * len(keywords.idf) + ids[known]), len(keywords.idf))  # each term once
+    ids, counts = keywords.vocabulary.distinct_terms([name for _, name in named])
+    owner = np.repeat(np.arange(len(named)), counts)
+    known = ids < len(keywords.idf)
+    owner, ids = owner[known], ids[known]
     kept = distinct(owner)
     place = np.searchsorted(kept, owner)
     page = np.array([page for page, _ in named], dtype=np.int64)[kept]
@@ -181,15 +181,19 @@ class Found:
 
 def anchor_options(text: str, name: str, starts: list[int], ends: list[int], strengths: list[float]) -> Iterator[Anchor]:
     """A pair's anchors (Found.alternatives) as Anchor objects (without their sentence: see with_context), preferred
-    first (strength less SHORTER_ANCHOR of the best a word), then the title fallback: the target's name (page_names), shortened.
+    first (strength less SHORTER_ANCHOR of the best a word), then the title fallback: the target's name (page_names), shortened."""
+    for start, end, strength in text_options(text, starts, ends, strengths):
+        yield Anchor(text[start:end], "text", round(strength, 4), start)
+    yield Anchor(short_title(name), "title", 0.0)
 
-    Made one at a time: the queue takes the first one still free, which is nearly always the first. A window that
-    starts or ends inside what a reader sees as one word is left out (_splits_a_word).
-    """
+
+def text_options(text: str, starts: list[int], ends: list[int], strengths: list[float]) -> Iterator[tuple[int, int, float]]:
+    """A pair's text anchors (Found.alternatives) as (start, end, strength), preferred first, made one at a time: the
+    queue takes the first one still free, which is nearly always the first. A window that starts or ends inside what a
+    reader sees as one word is left out (_splits_a_word)."""
     for start, end, strength in zip(starts, ends, strengths):
         if start >= 0 and not _splits_a_word(text, start, end):
-            yield Anchor(text[start:end], "text", round(strength, 4), start)
-    yield Anchor(short_title(name), "title", 0.0)
+            yield start, end, strength
 
 
 _GOES_ON_GLUED = re.compile(r"[^\s\u2013\u2014/.,;:!?()\[\]{}\"'\u2019\u201d\u2026]|[.,;:!?]\w|::\w")
@@ -334,16 +338,13 @@ class AnchorFinder:
         counts once, as the larger; and for each target whose title words are all common, how many they are (see
         whole_title).
 
-        A title word no page holds still counts in the sum (at the rarest IDF): it cannot be matched. Only the
-        splitting of titles and the top terms are per target: the rest is arrays (dicts per target took 4 s at
-        100,000 targets).
+        A title word no page holds still counts in the sum (at the rarest IDF): it cannot be matched. All of it is
+        arrays (dicts per target took 4 s at 100,000 targets).
         """
-        idf, vocabulary, columns, pages = self.keywords.idf, self.keywords.vocabulary.ids, len(self.keywords.idf), len(self.corpus)
-        title = [[vocabulary.get(term, -1) for term in dict.fromkeys(terms(short_title(self.corpus.titles[target])))]
-                 for target in targets.tolist()]
-        title_counts = np.fromiter(map(len, title), dtype=np.int64, count=len(targets))
-        title_ids = np.fromiter(chain.from_iterable(title), dtype=np.int64, count=int(title_counts.sum()))
-        held = (title_ids >= 0) & (title_ids < columns)
+        idf, columns, pages = self.keywords.idf, len(self.keywords.idf), len(self.corpus)
+        titles = [short_title(self.corpus.titles[target]) for target in targets.tolist()]
+        title_ids, title_counts = self.keywords.vocabulary.distinct_terms(titles)
+        held = title_ids < columns
         title_weights = np.where(held, idf[np.where(held, title_ids, 0)].astype(np.float64), self.keywords.idf_of_share(0))
         title_owner = np.repeat(targets, title_counts)
         place = np.arange(len(title_ids)) - np.repeat(np.cumsum(title_counts) - title_counts, title_counts)

@@ -94,8 +94,10 @@ def _own_title_words(corpus: Corpus, keywords: Keywords, pages: list[int], keys:
     """Per word (keys: its (page, term) key, as Phrases.run_keys): a content word of its own page's title. A window that names a target by
     such words only names the page it is on ("cargo doc" on the page of `cargo doc`), unless the target's title holds
     them all too (anchors.py)."""
-    owned = [place * (terms + 1) + term + 1 for place, page in enumerate(pages) for term in keywords.title_terms(corpus.titles[page])]
-    return among(keys, distinct(np.array(owned, dtype=np.int64)))
+    ids, counts = keywords.vocabulary.distinct_terms([corpus.titles[page] for page in pages])
+    place = np.repeat(np.arange(len(pages)), counts)
+    held = ids < len(keywords.idf)  # a word no page holds is no word of a text
+    return among(keys, distinct(place[held] * (terms + 1) + ids[held] + 1))
 
 
 def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:

@@ -33,7 +33,7 @@ import heapq
 import itertools
 import operator
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from functools import cached_property
@@ -41,7 +41,7 @@ from functools import cached_property
 import numpy as np
 from tqdm import tqdm
 
-from analysis.anchors import Anchor, AnchorFinder, Found, anchor_options, short_title
+from analysis.anchors import Anchor, AnchorFinder, Found, short_title, text_options
 from analysis.candidates import Candidates
 from analysis.compiled import compiled
 from analysis.load import Corpus, among, run_items
@@ -120,12 +120,13 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
             cap -= 1
     else:
         (rows, hubs), cap = ranked.select(max_per_page, max_per_target), max_per_target
-    queue = ranked.keeping(rows)  # and the other candidates' anchors and scores are freed before the queue is filled
+    kept = np.sort(rows)
+    queue = ranked.keeping(kept)  # and the other candidates' anchors and scores are freed before the queue is filled
     del ranked
     candidates.release()  # so are their columns (1.1 GB at 1,000,000 pages): the queue holds its rows' own
     return_freed_memory()  # and what keeping() and its search again freed, before the queue's columns grow
     with _garbage_collector_paused():
-        return queue.suggestions(queue.order), hubs, cap
+        return queue.suggestions(np.searchsorted(kept, rows)), hubs, cap
 
 
 def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_page: int, progress: bool) -> Ranked:
@@ -146,10 +147,7 @@ def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_pe
     return_freed_memory()  # what the search's threads freed in their own heaps (260 MB at 100,000 pages, BENCHMARKS.md)
     rows = np.concatenate([np.zeros(0, dtype=np.int64), *(rows for rows, _ in anchored)])
     by_row = np.argsort(rows)
-    # queue order: by score, then source, then target; the candidates come by source and target, so a stable sort
-    # keeps that order among equal scores (a three-key lexsort took 1.7 s of the main thread at 100,000 pages)
-    return Ranked(corpus, candidates, rows[by_row], Found.joined([found for _, found in anchored])[by_row], finder, scores,
-                  np.argsort(-scores, kind="stable"))
+    return Ranked(corpus, candidates, rows[by_row], Found.joined([found for _, found in anchored])[by_row], finder, scores)
 
 
 @compiled
@@ -190,6 +188,15 @@ def _leading(grouped: np.ndarray, bounds: np.ndarray, count: int) -> np.ndarray:
     return grouped[run_items(bounds[:-1], np.minimum(np.diff(bounds), count))[1]]
 
 
+@compiled
+def _sort_by_score(starts: np.ndarray, scores: np.ndarray, grouped: np.ndarray) -> None:
+    """Fill grouped with the rows of each group (group g: rows starts[g]:starts[g + 1]), each group's stably sorted by
+    score, highest first: for the rows of one source in the candidates' order, queue order."""
+    for group in range(len(starts) - 1):
+        first = starts[group]
+        grouped[first:starts[group + 1]] = np.argsort(-scores[first:starts[group + 1]], kind="mergesort") + first
+
+
 @contextmanager
 def _garbage_collector_paused() -> Iterator[None]:
     """Python's cycle collector off while the queue is made: its ~1M new objects (no cycles among them) would have it
@@ -205,7 +212,8 @@ def _garbage_collector_paused() -> Iterator[None]:
 
 @dataclass
 class Ranked:
-    """Scored candidates in queue order, ready to be filled into a queue under caps."""
+    """Scored candidates, ready to be filled into a queue under caps. Queue order is by score, then source, then
+    target (the candidates' own order, by source and target, among equal scores)."""
 
     corpus: Corpus
     candidates: Candidates
@@ -213,81 +221,90 @@ class Ranked:
     found: Found
     finder: AnchorFinder
     scores: np.ndarray
-    order: np.ndarray
 
     def select(self, max_per_page: int, max_per_target: int) -> tuple[np.ndarray, dict[int, int]]:
-        """The rows that fill the queue in score order under both caps, in that order, and the hubs. Which rows enter
+        """The rows that fill the queue in queue order under both caps, in that order, and the hubs. Which rows enter
         does not depend on their anchors (see suggestions), so a smaller cap is tried without finding any.
 
         Rows are walked in queue order, but only those whose source is not full when they come: each source's
         first max_per_page, and after each of its rows refused for a full target, its next row (a heap keeps those
         in queue order). A full source's rows change nothing, and walking them was most of the time here (4.45M
-        rows at 100,000 synthetic pages, for a queue of 400,000). Counts are plain dicts read with get(): a Counter
-        answers a missing key through a Python method."""
+        rows at 100,000 synthetic pages, for a queue of 400,000); so was sorting them all in queue order (two sorts
+        of 44M rows, 19 s at 1,000,000 pages): only each source's rows are sorted (_by_source), then the first ones of
+        all sources. Counts are plain dicts read with get(): a Counter answers a missing key through a Python method."""
         grouped, starts = self._by_source
-        order, targets = self.order, self.candidates.target
-        first = np.sort(_leading(grouped, starts, max_per_page))  # positions
-        first_rows = order[first]
+        scores, sources, targets = self.scores, self.candidates.source, self.candidates.target
+        first = _leading(grouped, starts, max_per_page)  # by source, each source's in queue order: a stable sort by score
+        first = first[np.argsort(-scores[first], kind="stable")]  # puts them in queue order
         per_target: dict[int, int] = {}
         wanted: dict[int, int] = {}
         next_place: dict[int, int] = {}  # of each source that had a row refused: the place of its next row to walk
-        waiting: list[tuple[int, int, int]] = []  # (position in queue order, source, target) of those next rows
+        waiting: list[tuple[float, int, int, int]] = []  # (-score, source, target, row) of those next rows: queue order
         queued = []
 
-        def walk(position: int, source: int, target: int) -> None:
+        def walk(row: int, source: int, target: int) -> None:
             wanted[target] = wanted.get(target, 0) + 1
             if per_target.get(target, 0) >= max_per_target:
                 at = next_place.get(source, max_per_page)
                 next_place[source] = at + 1
                 if starts[source] + at < starts[source + 1]:
                     later = int(grouped[starts[source] + at])
-                    heapq.heappush(waiting, (later, source, int(targets[order[later]])))
+                    heapq.heappush(waiting, (-float(scores[later]), source, int(targets[later]), later))
                 return
-            queued.append(position)
+            queued.append(row)
             per_target[target] = per_target.get(target, 0) + 1
 
-        for position, source, target in zip(first.tolist(), self.candidates.source[first_rows].tolist(), targets[first_rows].tolist()):
-            while waiting and waiting[0][0] < position:
-                walk(*heapq.heappop(waiting))
-            walk(position, source, target)
+        for row, negative, source, target in zip(first.tolist(), (-scores[first]).tolist(), sources[first].tolist(), targets[first].tolist()):
+            while waiting and waiting[0] < (negative, source, target):
+                _, waiting_source, waiting_target, waiting_row = heapq.heappop(waiting)
+                walk(waiting_row, waiting_source, waiting_target)
+            walk(row, source, target)
         while waiting:
-            walk(*heapq.heappop(waiting))
-        return order[np.array(queued, dtype=np.int64)], {target: count for target, count in wanted.items() if count > max_per_target}
+            _, waiting_source, waiting_target, waiting_row = heapq.heappop(waiting)
+            walk(waiting_row, waiting_source, waiting_target)
+        return np.array(queued, dtype=np.int64), {target: count for target, count in wanted.items() if count > max_per_target}
 
     def keeping(self, rows: np.ndarray) -> Ranked:
-        """These rows alone (the queue), whose order is theirs, with their anchors: those not held are found again
-        (a pair's anchors do not depend on the other pairs searched with it)."""
-        kept, candidates = np.sort(rows), self.candidates
-        held = among(kept, self.anchored)
-        found = Found.empty(len(kept))
-        found[held] = self.found[np.searchsorted(self.anchored, kept[held])]
+        """These rows alone (sorted: the queue), with their anchors: those not held are found again (a pair's anchors
+        do not depend on the other pairs searched with it)."""
+        candidates = self.candidates
+        held = among(rows, self.anchored)
+        found = Found.empty(len(rows))
+        found[held] = self.found[np.searchsorted(self.anchored, rows[held])]
         if not held.all():
-            found[~held] = self.finder.search_all(candidates.source[kept[~held]], candidates.target[kept[~held]])
-        return Ranked(self.corpus, Candidates(*(getattr(candidates, column.name)[kept] for column in fields(candidates))),
-                      np.arange(len(kept)), found, self.finder, self.scores[kept], np.searchsorted(kept, rows))
+            found[~held] = self.finder.search_all(candidates.source[rows[~held]], candidates.target[rows[~held]])
+        return Ranked(self.corpus, Candidates(*(getattr(candidates, column.name)[rows] for column in fields(candidates))),
+                      np.arange(len(rows)), found, self.finder, self.scores[rows])
 
     @cached_property
     def _by_source(self) -> tuple[np.ndarray, np.ndarray]:
-        """The queue's positions grouped by source (in queue order within each), and where each source's group starts."""
-        sources = self.candidates.source[self.order]
-        grouped = np.argsort(sources, kind="stable")
-        return grouped.astype(np.int32 if len(grouped) < 2**31 else np.int64), np.searchsorted(sources[grouped], np.arange(len(self.corpus) + 1))
+        """The rows grouped by source, each source's in queue order, and where each source's group starts."""
+        starts = np.searchsorted(self.candidates.source, np.arange(len(self.corpus) + 1))
+        grouped = np.empty(len(self.scores), dtype=np.int32 if len(self.scores) < 2**31 else np.int64)
+        _sort_by_score(starts, self.scores, grouped)
+        return grouped, starts
 
     def suggestions(self, rows: np.ndarray) -> Queue:
-        """The selected rows as suggestions, in queue order, each with the best anchor not used for its target yet, and
-        the sentence of its source that holds it."""
-        used_anchors: dict[tuple[str, int], int] = {}
-        used_spans: dict[int, list[tuple[int, int]]] = {}
+        """The selected rows as suggestions, in queue order, each with the best text anchor (anchors.text_options) not
+        yet pointing at its target from SAME_ANCHOR_PAGES pages and not overlapping its source's others, else the
+        title fallback, and the sentence of its source that holds it. Spans and keys, not Anchor objects: 4,000,000
+        rows at 1,000,000 pages (BENCHMARKS.md, "Analysis")."""
+        used_anchors: dict[tuple[str, int], int] = {}  # (anchor text in lower case, target): pages pointing it there
+        used_spans: dict[int, list[tuple[int, int]]] = {}  # by source
         queue = Queue(self.corpus.texts, self.finder.names)
+        texts, names = self.corpus.texts, self.finder.names
         for source, target, similarity, score, template_linked, (starts, ends, strengths) in self._columns(rows):
-            text = self.corpus.texts[source]
-            anchor = _free_anchor(anchor_options(text, self.finder.names[target], starts, ends, strengths), target, used_anchors,
-                                  used_spans.setdefault(source, []))
-            queue.append(source, target, similarity, round(score, 4), anchor, template_linked)
-            key = (anchor.text.lower(), target)
+            text, taken = texts[source], used_spans.setdefault(source, [])
+            for start, end, strength in text_options(text, starts, ends, strengths):
+                key = (text[start:end].lower(), target)
+                if used_anchors.get(key, 0) < SAME_ANCHOR_PAGES and not any(start < last and first < end for first, last in taken):
+                    taken.append((start, end))
+                    strength = round(strength, 4)
+                    break
+            else:
+                start, end, strength, key = -1, -1, 0.0, (short_title(names[target]).lower(), target)
             used_anchors[key] = used_anchors.get(key, 0) + 1
-            if anchor.span:
-                used_spans[source].append(anchor.span)
+            queue.add(source, target, similarity, round(score, 4), start, end, strength, template_linked)
         return queue
 
     def _columns(self, rows: np.ndarray) -> Iterator[tuple]:
@@ -314,9 +331,15 @@ class Queue(Sequence[Suggestion]):
         self.sentence_start, self.sentence_end = array("q"), array("q")  # its sentence's (between sentences: both at start)
 
     def append(self, source: int, target: int, similarity: float, score: float, anchor: Anchor, template_linked: bool) -> None:
-        """Add a suggestion: a text anchor is kept as its span in the source's text and its sentence's (sentence_at),
-        both sliced again when read; a title anchor, as the target's name shortened again (anchor_options)."""
+        """Add a suggestion: a text anchor is kept as its span in the source's text, a title anchor as the target's name
+        shortened again (anchor_options)."""
         start, end = anchor.span or (-1, -1)
+        self.add(source, target, similarity, score, start, end, anchor.strength, template_linked)
+
+    def add(self, source: int, target: int, similarity: float, score: float, start: int, end: int, strength: float,
+            template_linked: bool) -> None:
+        """Add a suggestion whose anchor is text[start:end] of its source (-1, -1: the title fallback), with the span
+        of its sentence (sentence_at), both sliced again when read."""
         sentence_start, sentence_end = (start, end) if start < 0 else sentence_at(self.texts[source], start)
         self.source.append(source)
         self.target.append(target)
@@ -325,7 +348,7 @@ class Queue(Sequence[Suggestion]):
         self.template_linked.append(template_linked)
         self.start.append(start)
         self.end.append(end)
-        self.strength.append(anchor.strength)
+        self.strength.append(strength)
         self.sentence_start.append(sentence_start)
         self.sentence_end.append(sentence_end)
 
@@ -376,15 +399,3 @@ def _suggestion(source: int, target: int, text: str, kind: str, strength: float,
                 similarity: float, score: float, template_linked: bool) -> Suggestion:
     """A suggestion from its fields (records)."""
     return Suggestion(source, target, similarity, score, Anchor(text, kind, strength, offset, context), template_linked)
-
-
-def _free_anchor(anchors: Iterable[Anchor], target: int, used: dict[tuple[str, int], int], spans: list[tuple[int, int]]) -> Anchor:
-    """The best anchor not yet pointing at this target from SAME_ANCHOR_PAGES pages and not overlapping this source's others."""
-    for anchor in anchors:
-        if used.get((anchor.text.lower(), target), 0) >= SAME_ANCHOR_PAGES:
-            continue
-        span = anchor.span
-        if span and any(span[0] < end and start < span[1] for start, end in spans):
-            continue
-        return anchor
-    return anchor  # the last: the title fallback

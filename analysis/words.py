@@ -120,6 +120,16 @@ class Vocabulary:
         """The words of the texts with their offsets and term ids."""
         return self.identify(self.split(texts))
 
+    def distinct_terms(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The term ids of each text's content words, each once, in the order they first come, end to end (int64), and
+        how many each text has: terms() of each, without a Python call a text (a million titles take ~1 s, not 10)."""
+        tokens = self.tokenize(texts)
+        content = tokens.ids != STOP
+        owner = np.repeat(np.arange(len(texts)), tokens.counts)[content]
+        ids = tokens.ids[content].astype(np.int64)
+        first = np.sort(np.unique(owner * len(self) + ids, return_index=True)[1])
+        return ids[first], np.bincount(owner[first], minlength=len(texts))
+
     def tokenize_all(self, blocks: Iterable[list[str]], threads: int) -> Iterator[Tokens]:
         """tokenize() of each block of texts, in order, the next blocks split (and looked up among the spellings
         known so far) in `threads` threads meanwhile: ids are still given in text order, block after block."""
