@@ -24,7 +24,7 @@ from sklearn.preprocessing import normalize
 from analysis.compiled import compiled
 from analysis.load import distinct
 from analysis.memory import return_freed_memory
-from analysis.words import STOP, Tokens, Vocabulary, terms
+from analysis.words import STOP, Tokens, TokenFile, Vocabulary, terms
 
 EXACT_LIMIT = 10_000  # exact costs ~1 CPU-s here, then grows with pages squared (bench/neighbours.py)
 IVF_LISTS_PER_ROOT = 2  # k-means lists = this x sqrt(pages): ~n^1.5 work in all, quantizer and lists balanced
@@ -107,17 +107,17 @@ class Keywords:
     BLOCK_CELLS = 4_000_000  # rows x pages of one block of similarities (16 MB of float32, reused)
     PAIRS_AT_ONCE = 65_536  # pairs a step of similarity()
     BLOCK_CHARACTERS = 1_000_000  # of texts tokenised at once by the fit (4 MB of code points)
-    KEEP_WORDS = 5_000_000  # the texts' words the fit keeps for the anchor search, if no more (13 bytes a word)
     MENTION_PAGES = 2_048  # sources searched for mentions at once by each thread (their candidate names, with shares, in memory)
 
     def __init__(self, texts: Iterable[str], titles: Iterable[str] | None = None) -> None:
         """A page's words are its title's (if given) and its text's. texts may be made one at a time (a generator).
 
-        When texts is a list of at most KEEP_WORDS words, their tokens are kept, so the anchor search
-        does not split the same texts again (text_tokens); on a large site it does, in blocks.
+        When texts is a list, the tokens of its texts are kept in a temporary file, so that the anchor search does not
+        split the same texts again (text_tokens); if the file cannot be written (a full disk), it does.
         """
         self.vocabulary = Vocabulary()
-        self._texts, kept, kept_words = texts if isinstance(texts, list) else None, [], 0
+        self._texts = texts if isinstance(texts, list) else None
+        self._tokens = TokenFile() if self._texts is not None else None
         pages = zip(texts) if titles is None else zip(titles, texts)
         parts = 1 if titles is None else 2  # texts a page
         terms_per_page, columns, counts = [], [], []  # a block of pages each
@@ -125,11 +125,8 @@ class Keywords:
         blocks = ([part for page in block for part in page] for block in _blocks(pages, self.BLOCK_CHARACTERS))
         for tokens in self.vocabulary.tokenize_all(blocks, THREADS):
             block = len(tokens.counts) // parts  # pages
-            if self._texts is not None:
-                kept.append(tokens.select(np.arange(parts - 1, block * parts, parts)))
-                kept_words += len(kept[-1].ids)
-                if kept_words > self.KEEP_WORDS:
-                    self._texts, kept = None, []
+            if self._tokens is not None:
+                self._keep(tokens.select(np.arange(parts - 1, block * parts, parts)))
             content = tokens.ids != STOP
             page = np.repeat(np.arange(block * parts, dtype=np.int64) // parts, tokens.counts)[content]
             present, count = np.unique(page << 32 | tokens.ids[content], return_counts=True)  # (page, term), sorted
@@ -146,12 +143,20 @@ class Keywords:
         self.document_frequency: np.ndarray = _added(pages_holding, np.zeros(len(self.vocabulary), dtype=np.int64))  # by term id
         self.idf: np.ndarray = _idf(self.document_frequency, self.pages)  # by term id
         _weigh(self.matrix, self.idf)
-        self._kept = Tokens.join(kept) if kept else None
+        if self._tokens is not None:
+            self._tokens.close_writing()
+
+    def _keep(self, tokens: Tokens) -> None:
+        """Write the texts' tokens of a block to the file (none more, and none read back, if it fails)."""
+        try:
+            self._tokens.write(tokens)
+        except OSError:
+            self._tokens = None
 
     def text_tokens(self, texts: list[str], pages: list[int]) -> Tokens:
         """The tokens of these pages' texts: those the fit kept, if it read these very texts; else split anew."""
-        if self._kept is not None and texts is self._texts:
-            return self._kept.select(pages)
+        if self._tokens is not None and texts is self._texts:
+            return self._tokens.read(pages)
         return self.vocabulary.tokenize([texts[page] for page in pages])
 
     def idf_of_share(self, share: float) -> float:

@@ -36,7 +36,7 @@ from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, strong_windows
 from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes,
                            template_lines)
 from analysis.score import Suggestion, _firsts, rank
-from analysis.words import PHRASE_JOINERS, WORD, Vocabulary, is_stop_word, run_hashes, terms
+from analysis.words import PHRASE_JOINERS, WORD, TokenFile, Tokens, Vocabulary, is_stop_word, run_hashes, terms
 from conftest import ROOT
 from linkspider.db import open_database
 from linkspider.sentences import sentence_at, sentence_spans
@@ -837,12 +837,26 @@ def test_the_keyword_fit_keeps_the_texts_tokens_for_the_anchor_search(tmp_path: 
     kept = keywords.text_tokens(corpus.texts, pages)
     for name in ("ids", "starts", "ends", "joined", "counts"):
         assert np.array_equal(getattr(kept, name), getattr(split, name)), name
-    monkeypatch.setattr(Keywords, "KEEP_WORDS", sum(split.counts))  # fewer than the site's: none kept
-    small = Keywords(corpus.texts, corpus.titles)
-    assert np.array_equal(small.text_tokens(corpus.texts, pages).starts, split.starts)
-    monkeypatch.setattr(small.vocabulary, "tokenize", None)
+    assert np.array_equal(keywords.text_tokens(corpus.texts, sorted(pages)).ids, split.select(np.argsort(pages)).ids)
+    with pytest.raises(TypeError):  # other texts than the fit's are split again
+        keywords.text_tokens(list(corpus.texts), pages)
+
+
+def test_a_keyword_fit_that_cannot_keep_the_texts_tokens_leaves_them_to_be_split_again(tmp_path: Path,
+                                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
+    monkeypatch.setattr(Keywords, "BLOCK_CHARACTERS", 2_000)
+    kept = Keywords(corpus.texts, corpus.titles)
+    def full_disk(self: TokenFile, tokens: Tokens) -> None:
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(TokenFile, "write", full_disk)
+    unkept = Keywords(corpus.texts, corpus.titles)
+    assert np.array_equal(unkept.matrix.data, kept.matrix.data)
+    pages = list(range(len(corpus)))
+    assert np.array_equal(unkept.text_tokens(corpus.texts, pages).starts, kept.text_tokens(corpus.texts, pages).starts)
+    monkeypatch.setattr(unkept.vocabulary, "tokenize", None)
     with pytest.raises(TypeError):
-        small.text_tokens(corpus.texts, pages)
+        unkept.text_tokens(corpus.texts, pages)
 
 
 def test_the_anchor_search_in_blocks_on_threads_finds_what_one_search_finds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -853,11 +867,10 @@ def test_the_anchor_search_in_blocks_on_threads_finds_what_one_search_finds(tmp_
     monkeypatch.setattr(anchors, "BLOCK_WORDS", 10 ** 9)
     whole = AnchorFinder(corpus, keywords).search_all(pairs.source, pairs.target)
     assert (whole.starts[:, 0] >= 0).sum() > 100
-    monkeypatch.setattr(Keywords, "KEEP_WORDS", 0)  # the texts split again for each block, as on a large site
-    for threads in (2, 4):
+    for threads, texts in ((2, corpus.texts), (4, corpus.texts), (2, list(corpus.texts))):  # a copy: each block split again
         monkeypatch.setattr(anchors, "THREADS", threads)
         monkeypatch.setattr(anchors, "BLOCK_WORDS", 300)  # a page or two a block
-        found = AnchorFinder(corpus, Keywords(corpus.texts)).search_all(pairs.source, pairs.target)
+        found = AnchorFinder(corpus, Keywords(texts)).search_all(pairs.source, pairs.target)
         for name in ("starts", "ends", "strengths", "best"):
             assert np.array_equal(getattr(found, name), getattr(whole, name)), name
 
