@@ -126,7 +126,7 @@ class Keywords:
         for tokens in self.vocabulary.tokenize_all(blocks, THREADS):
             block = len(tokens.counts) // parts  # pages
             if self._tokens is not None:
-                self._keep(tokens.select(np.arange(parts - 1, block * parts, parts)))
+                self._keep(tokens, np.arange(parts - 1, block * parts, parts))
             content = tokens.ids != STOP
             page = np.repeat(np.arange(block * parts, dtype=np.int64) // parts, tokens.counts)[content]
             present, count = np.unique(page << 32 | tokens.ids[content], return_counts=True)  # (page, term), sorted
@@ -146,10 +146,10 @@ class Keywords:
         if self._tokens is not None:
             self._tokens.close_writing()
 
-    def _keep(self, tokens: Tokens) -> None:
-        """Write the texts' tokens of a block to the file (none more, and none read back, if it fails)."""
+    def _keep(self, tokens: Tokens, texts: np.ndarray) -> None:
+        """Write the tokens of these texts of a block to the file (none more, and none read back, if it fails)."""
         try:
-            self._tokens.write(tokens)
+            self._tokens.write(tokens, texts)
         except OSError:
             self._tokens = None
 

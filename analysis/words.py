@@ -99,7 +99,9 @@ class TokenFile:
         self._counts: list[np.ndarray] = []  # words per text, a block of texts each
         self._word_starts = np.zeros(1, dtype=np.int64)  # of each text, once every block is written
 
-    def write(self, tokens: Tokens) -> None:
+    def write(self, tokens: Tokens, texts: np.ndarray) -> None:
+        """Add the tokens of these texts (by place) after those written so far."""
+        tokens = tokens.select(texts)
         records = np.empty(len(tokens.ids), self.RECORD)
         records["id"], records["start"], records["end"] = tokens.ids, tokens.starts, tokens.ends
         records["flags"] = tokens.joined | (tokens.dotted << 1)

@@ -766,6 +766,11 @@ def test_the_queue_held_as_columns_reads_back_the_suggestions_it_was_given() -> 
     assert list(queue) == made and queue == made and queue[1] == made[1] and queue[-1] == made[2] and queue[:2] == made[:2]
     assert len(queue) == 3 and queue[2].anchor.text == "A very long name of the" and queue[2].anchor.context is None
     assert list(score.records(queue)) == list(score.records(made))  # the export's fields, read from the columns or the objects
+    backwards = score.Queue(texts, names)  # made is by (source, target): the export's key order
+    for item in reversed(made):
+        backwards.append(item.source, item.target, item.similarity, item.score, dataclasses.replace(item.anchor, context=None),
+                         item.template_linked)
+    assert list(score.records(backwards, by_pair=True)) == list(score.records(made[::-1], by_pair=True)) == list(score.records(made))
     with pytest.raises(IndexError):
         queue[3]
     assert not score.Queue(texts, names)
@@ -847,7 +852,7 @@ def test_a_keyword_fit_that_cannot_keep_the_texts_tokens_leaves_them_to_be_split
     corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
     monkeypatch.setattr(Keywords, "BLOCK_CHARACTERS", 2_000)
     kept = Keywords(corpus.texts, corpus.titles)
-    def full_disk(self: TokenFile, tokens: Tokens) -> None:
+    def full_disk(self: TokenFile, tokens: Tokens, texts: np.ndarray) -> None:
         raise OSError(28, "No space left on device")
     monkeypatch.setattr(TokenFile, "write", full_disk)
     unkept = Keywords(corpus.texts, corpus.titles)
