@@ -77,7 +77,8 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: Sequence[
     proposed: set[int] = set()  # as numbers (the cycle collector walks tuples), filled as the rows go in
 
     def rows() -> Iterator[dict]:  # the queue read once, as plain fields, in key order (score.records)
-        for source, target, anchor, anchor_source, _, offset, context, similarity, score, template_linked in records(queue, by_pair=True):
+        for (source, target, anchor, anchor_source, _, offset, context, similarity, score,
+             template_linked) in records(queue, by_pair=True):
             proposed.add(source * pages + target)
             yield {"source": urls[source], "target": urls[target], "target_title": titles[target], "anchor": anchor,
                    "anchor_source": anchor_source, "context": context, "offset": offset, "similarity": round(similarity, 4),

@@ -254,7 +254,8 @@ class Ranked:
             queued.append(row)
             per_target[target] = per_target.get(target, 0) + 1
 
-        for row, negative, source, target in zip(first.tolist(), (-scores[first]).tolist(), sources[first].tolist(), targets[first].tolist()):
+        firsts = zip(first.tolist(), (-scores[first]).tolist(), sources[first].tolist(), targets[first].tolist())
+        for row, negative, source, target in firsts:
             while waiting and waiting[0] < (negative, source, target):
                 _, waiting_source, waiting_target, waiting_row = heapq.heappop(waiting)
                 walk(waiting_row, waiting_source, waiting_target)
@@ -330,16 +331,10 @@ class Queue(Sequence[Suggestion]):
         self.start, self.end, self.strength = array("q"), array("q"), array("d")  # the anchor's span (-1: a title anchor)
         self.sentence_start, self.sentence_end = array("q"), array("q")  # its sentence's (between sentences: both at start)
 
-    def append(self, source: int, target: int, similarity: float, score: float, anchor: Anchor, template_linked: bool) -> None:
-        """Add a suggestion: a text anchor is kept as its span in the source's text, a title anchor as the target's name
-        shortened again (anchor_options)."""
-        start, end = anchor.span or (-1, -1)
-        self.add(source, target, similarity, score, start, end, anchor.strength, template_linked)
-
     def add(self, source: int, target: int, similarity: float, score: float, start: int, end: int, strength: float,
             template_linked: bool) -> None:
-        """Add a suggestion whose anchor is text[start:end] of its source (-1, -1: the title fallback), with the span
-        of its sentence (sentence_at), both sliced again when read."""
+        """Add a suggestion whose anchor is text[start:end] of its source, with the span of its sentence (sentence_at),
+        both sliced again when read; (-1, -1): the title fallback, the target's name shortened again when read."""
         sentence_start, sentence_end = (start, end) if start < 0 else sentence_at(self.texts[source], start)
         self.source.append(source)
         self.target.append(target)

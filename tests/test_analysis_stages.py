@@ -9,7 +9,6 @@ excluded, what is capped, where an anchor may come from), never a particular sco
 from __future__ import annotations
 
 import csv
-import dataclasses
 import hashlib
 import html
 import inspect
@@ -758,18 +757,18 @@ def test_the_queue_held_as_columns_reads_back_the_suggestions_it_was_given() -> 
     made = [Suggestion(0, 1, 0.5625, 1.2345, anchors.with_context(Anchor("raw pointers", "text", 0.75, 23), texts[0]), True),
             Suggestion(1, 0, 0.25, 1.0, anchors.with_context(Anchor("no sentence", "text", 0.5, 13), texts[1]), False),
             Suggestion(2, 1, 0.125, 0.5, Anchor(short_title(names[1]), "title", 0.0), False)]
-    queue = score.Queue(texts, names)
-    for item in made:
-        queue.append(item.source, item.target, item.similarity, item.score, dataclasses.replace(item.anchor, context=None),
-                     item.template_linked)
+    def queue_of(items: list[Suggestion]) -> score.Queue:
+        queue = score.Queue(texts, names)
+        for item in items:
+            queue.add(item.source, item.target, item.similarity, item.score, *(item.anchor.span or (-1, -1)), item.anchor.strength,
+                      item.template_linked)
+        return queue
+    queue = queue_of(made)
     assert made[0].anchor.context == "Read about raw pointers here." and made[1].anchor.context == texts[1]
     assert list(queue) == made and queue == made and queue[1] == made[1] and queue[-1] == made[2] and queue[:2] == made[:2]
     assert len(queue) == 3 and queue[2].anchor.text == "A very long name of the" and queue[2].anchor.context is None
     assert list(score.records(queue)) == list(score.records(made))  # the export's fields, read from the columns or the objects
-    backwards = score.Queue(texts, names)  # made is by (source, target): the export's key order
-    for item in reversed(made):
-        backwards.append(item.source, item.target, item.similarity, item.score, dataclasses.replace(item.anchor, context=None),
-                         item.template_linked)
+    backwards = queue_of(made[::-1])  # made is by (source, target): the export's key order
     assert list(score.records(backwards, by_pair=True)) == list(score.records(made[::-1], by_pair=True)) == list(score.records(made))
     with pytest.raises(IndexError):
         queue[3]
