@@ -113,11 +113,12 @@ class Keywords:
         """A page's words are its title's (if given) and its text's. texts may be made one at a time (a generator).
 
         When texts is a list, the tokens of its texts are kept in a temporary file, so that the anchor search does not
-        split the same texts again (text_tokens); if the file cannot be written (a full disk), it does.
+        split the same texts again (text_tokens); if the file cannot be made or written (no writable TMPDIR, a full
+        disk), it does.
         """
         self.vocabulary = Vocabulary()
         self._texts = texts if isinstance(texts, list) else None
-        self._tokens = TokenFile() if self._texts is not None else None
+        self._tokens = self._token_file() if self._texts is not None else None
         pages = zip(texts) if titles is None else zip(titles, texts)
         parts = 1 if titles is None else 2  # texts a page
         terms_per_page, columns, counts = [], [], []  # a block of pages each
@@ -145,6 +146,14 @@ class Keywords:
         _weigh(self.matrix, self.idf)
         if self._tokens is not None:
             self._tokens.close_writing()
+
+    @staticmethod
+    def _token_file() -> TokenFile | None:
+        """A file for the texts' tokens, or None where no temporary file can be made (no writable TMPDIR)."""
+        try:
+            return TokenFile()
+        except OSError:
+            return None
 
     def _keep(self, tokens: Tokens, texts: np.ndarray) -> None:
         """Write the tokens of these texts of a block to the file (none more, and none read back, if it fails)."""

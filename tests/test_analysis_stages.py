@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
@@ -851,16 +852,21 @@ def test_a_keyword_fit_that_cannot_keep_the_texts_tokens_leaves_them_to_be_split
     corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
     monkeypatch.setattr(Keywords, "BLOCK_CHARACTERS", 2_000)
     kept = Keywords(corpus.texts, corpus.titles)
+    pages = list(range(len(corpus)))
     def full_disk(self: TokenFile, tokens: Tokens, texts: np.ndarray) -> None:
         raise OSError(28, "No space left on device")
-    monkeypatch.setattr(TokenFile, "write", full_disk)
-    unkept = Keywords(corpus.texts, corpus.titles)
-    assert np.array_equal(unkept.matrix.data, kept.matrix.data)
-    pages = list(range(len(corpus)))
-    assert np.array_equal(unkept.text_tokens(corpus.texts, pages).starts, kept.text_tokens(corpus.texts, pages).starts)
-    monkeypatch.setattr(unkept.vocabulary, "tokenize", None)
-    with pytest.raises(TypeError):
-        unkept.text_tokens(corpus.texts, pages)
+    def no_temporary_directory(*args: object, **kwargs: object) -> None:
+        raise FileNotFoundError(2, "No usable temporary directory found")
+    for owner, name, failure in ((TokenFile, "write", full_disk), (tempfile, "TemporaryFile", no_temporary_directory)):
+        with monkeypatch.context() as patched:
+            patched.setattr(owner, name, failure)
+            unkept = Keywords(corpus.texts, corpus.titles)
+        assert np.array_equal(unkept.matrix.data, kept.matrix.data)
+        assert np.array_equal(unkept.text_tokens(corpus.texts, pages).starts, kept.text_tokens(corpus.texts, pages).starts)
+        with monkeypatch.context() as patched:
+            patched.setattr(unkept.vocabulary, "tokenize", None)
+            with pytest.raises(TypeError):
+                unkept.text_tokens(corpus.texts, pages)
 
 
 def test_the_anchor_search_in_blocks_on_threads_finds_what_one_search_finds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
