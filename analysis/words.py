@@ -80,12 +80,6 @@ class Tokens:
         words = np.arange(counts.sum()) + np.repeat(first - (np.cumsum(counts) - counts), counts)
         return Tokens(self.ids[words], self.starts[words], self.ends[words], self.joined[words], self.dotted[words], counts)
 
-    @classmethod
-    def join(cls, parts: list[Tokens]) -> Tokens:
-        """The parts' texts end to end."""
-        names = ("ids", "starts", "ends", "joined", "dotted", "counts")
-        return cls(*(np.concatenate([getattr(part, name) for part in parts]) for name in names))
-
 
 class TokenFile:
     """Tokens of many texts, written once in text order to an unnamed temporary file and read back a few texts at a
@@ -105,7 +99,9 @@ class TokenFile:
         records = np.empty(len(tokens.ids), self.RECORD)
         records["id"], records["start"], records["end"] = tokens.ids, tokens.starts, tokens.ends
         records["flags"] = tokens.joined | (tokens.dotted << 1)
-        self._file.write(records.data)
+        left = memoryview(records.view(np.uint8))
+        while left:  # an unbuffered write may write less than it is given
+            left = left[self._file.write(left):]
         self._counts.append(tokens.counts)
 
     def close_writing(self) -> None:
