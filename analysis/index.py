@@ -14,7 +14,6 @@ import math
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from itertools import chain
 
 import faiss
 import numpy as np
@@ -24,7 +23,7 @@ from sklearn.preprocessing import normalize
 from analysis.compiled import compiled
 from analysis.load import distinct
 from analysis.memory import return_freed_memory
-from analysis.words import STOP, Tokens, TokenFile, Vocabulary, terms
+from analysis.words import STOP, Tokens, TokenFile, Vocabulary
 
 EXACT_LIMIT = 10_000  # exact costs ~1 CPU-s here, then grows with pages squared (bench/neighbours.py)
 IVF_LISTS_PER_ROOT = 2  # k-means lists = this x sqrt(pages): ~n^1.5 work in all, quantizer and lists balanced
@@ -188,11 +187,6 @@ class Keywords:
         it took first (AnchorFinder), and the rank stage, the peak, runs without it."""
         del self.matrix
 
-    def title_terms(self, title: str) -> list[int]:
-        """Term ids of the title's words that occur in some page (a word no page holds names nothing here)."""
-        columns = len(self.idf)
-        return list(dict.fromkeys(term for term in map(self.vocabulary.ids.get, terms(title)) if term is not None and term < columns))
-
     def nearest(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """(similarities, indices) of each page's k + 1 most similar pages (itself included), best first."""
         pages = self.matrix.shape[0]
@@ -238,10 +232,12 @@ class Keywords:
         """
         owners = np.arange(len(names)) if owners is None else owners
         common, idf, pages = self.idf_of_share(common_share), self.idf, self.matrix.shape[0]
-        name_terms = [[term for term in self.title_terms(name) if idf[term] >= common] for name in names]
-        counts = np.fromiter(map(len, name_terms), dtype=np.int64, count=len(names))
-        terms_of = np.fromiter(chain.from_iterable(name_terms), dtype=np.int64, count=int(counts.sum()))
+        terms_of, counts = self.vocabulary.distinct_terms(names)
         name_of = np.repeat(np.arange(len(names)), counts)
+        kept = terms_of < len(idf)  # a word no page holds names nothing here
+        kept[kept] = idf[terms_of[kept]] >= common
+        terms_of, name_of = terms_of[kept], name_of[kept]
+        counts = np.bincount(name_of, minlength=len(names))
         totals = np.bincount(name_of, weights=idf[terms_of], minlength=len(names))
         weights = (idf[terms_of] / totals[name_of]).astype(np.float32)
         order = np.lexsort((weights, name_of))  # each name's commonest (lightest) words first

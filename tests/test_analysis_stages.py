@@ -423,7 +423,7 @@ def test_mentions_are_the_pairs_whose_source_holds_most_of_a_names_weight(monkey
     idf, common = keywords.idf.astype(np.float64), keywords.idf_of_share(0.3)
     named = np.zeros((len(names), len(idf)))  # each name's weight by word, dense: the definition, worked out for every pair
     for row, name in enumerate(names):
-        for term in keywords.title_terms(name):
+        for term in {keywords.vocabulary.ids.get(term) for term in terms(name)} - {None}:  # each word's term, once
             named[row, term] = idf[term] if idf[term] >= common else 0.0
     weight = named.sum(axis=1)
     shares = (named / np.maximum(weight, 1e-9)[:, None]) @ (keywords.matrix.toarray() > 0).T  # name x source
