@@ -254,7 +254,7 @@ class AnchorFinder:
         def search(block: tuple[list[int], np.ndarray]) -> tuple[np.ndarray, Found]:
             pages, rows = block
             where = np.searchsorted(np.array(pages), sources[rows])
-            texts = [self.corpus.texts[page] for page in pages]
+            texts = self.corpus.texts.many(pages)
             found = Found.empty(len(rows))
             asked = self._search_block(phrases_of(self.corpus, self.keywords, pages), texts, where, targets[rows], names, found)
             found.name_said, names_at = self.names_said(sources[rows], *asked)
@@ -280,7 +280,7 @@ class AnchorFinder:
         if not names:
             return said, names_at
         pages, place = np.unique(sources[rows], return_inverse=True)
-        texts = [self.corpus.texts[page].lower() for page in pages.tolist()]
+        texts = [text.lower() for text in self.corpus.texts.many(pages.tolist())]
         asked = list(dict.fromkeys(names))  # each name once
         name_of = {name: at for at, name in enumerate(asked)}
         written = self._names(asked)
@@ -294,7 +294,7 @@ class AnchorFinder:
             source = int(sources[row])
             found = _said_at(name.pattern, text)
             said[row] = found is not None
-            if (said[row] and len(text) == len(self.corpus.texts[source])  # lowering kept every offset
+            if (said[row] and len(text) == self.corpus.texts.length(source)  # lowering kept every offset
                     and len(name.words) <= MAX_WORDS and names[at] in self._page_names and self._open(source, *found)):
                 names_at[row] = found
         return said, names_at
@@ -323,7 +323,7 @@ class AnchorFinder:
         if not len(pages):
             return
         bounds = np.append(first_rows, len(order))
-        words = np.cumsum([len(self.corpus.texts[page]) // 6 for page in pages.tolist()])
+        words = np.cumsum(self.corpus.texts.lengths()[pages] // 6)
         blocks = THREADS * max(1, math.ceil(words[-1] / (THREADS * BLOCK_WORDS)))
         cuts = np.searchsorted(words, words[-1] * np.arange(1, blocks) / blocks) + 1  # after the page reaching each share
         edges = [0, *distinct(np.minimum(cuts, len(pages))).tolist(), len(pages)]

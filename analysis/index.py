@@ -11,7 +11,7 @@ that an editor linked on; keywords miss paraphrase. EXACT_LIMIT is set by measur
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -111,12 +111,12 @@ class Keywords:
     def __init__(self, texts: Iterable[str], titles: Iterable[str] | None = None) -> None:
         """A page's words are its title's (if given) and its text's. texts may be made one at a time (a generator).
 
-        When texts is a list, the tokens of its texts are kept in a temporary file, so that the anchor search does not
+        When texts is a sequence (a list, PageTexts), the tokens of its texts are kept in a temporary file, so that the anchor search does not
         split the same texts again (text_tokens); if the file cannot be made or written (no writable TMPDIR, a full
         disk), it does.
         """
         self.vocabulary = Vocabulary()
-        self._texts = texts if isinstance(texts, list) else None
+        self._texts = texts if isinstance(texts, Sequence) else None
         self._tokens = self._token_file() if self._texts is not None else None
         pages = zip(texts) if titles is None else zip(titles, texts)
         parts = 1 if titles is None else 2  # texts a page
@@ -161,7 +161,7 @@ class Keywords:
         except OSError:
             self._tokens = None
 
-    def text_tokens(self, texts: list[str], pages: list[int]) -> Tokens:
+    def text_tokens(self, texts: Sequence[str], pages: list[int]) -> Tokens:
         """The tokens of these pages' texts: those the fit kept, if it read these very texts; else split anew."""
         if self._tokens is not None and texts is self._texts:
             return self._tokens.read(pages)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -22,6 +22,7 @@ import numpy as np
 import sqlite_utils
 
 from analysis.compiled import compiled
+from analysis.texts import PageTexts
 
 Pair = tuple[int, int]
 # A page whose main text is more than this share link text is a listing (home, archive, tag page),
@@ -162,7 +163,7 @@ class Corpus:
 
     urls: list[str]
     titles: list[str]
-    texts: list[str]  # main content
+    texts: PageTexts  # main content (a list is taken in: tests, benchmarks)
     hashes: list[str]
     depths: list[int | None]
     published: list[str | None]
@@ -180,6 +181,8 @@ class Corpus:
     site: SiteLinks | None = None  # the whole site's link graph, for impact.py; None: not read
 
     def __post_init__(self) -> None:
+        if not isinstance(self.texts, PageTexts):
+            self.texts = PageTexts(self.texts)
         if self.listings is None:
             self.listings = np.zeros(len(self.urls), dtype=bool)
         if self.code_spans is None:
@@ -263,7 +266,7 @@ def url_date(url: str) -> str | None:
     return None if match is None else "-".join(part for part in match.groups() if part)
 
 
-def template_lines(texts: list[str]) -> Spans:
+def template_lines(texts: Sequence[str]) -> Spans:
     """Per text, the (start, end) of each of its lines that TEMPLATE_LINE_PAGES texts or more hold word for word.
     Lines are counted by their hashes: a table of the lines themselves would hold a copy of every text."""
     hashes = array("q")
@@ -339,16 +342,23 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
     kept = db["pages"].columns_dict
     headings = "headings" if "headings" in kept else "NULL AS headings"  # a crawl before they were kept
     code = "code_spans" if "code_spans" in kept else "NULL AS code_spans"
-    rows = [row for row in db.query(
+    texts, rows = PageTexts(), []
+    for row in db.query(
         f"SELECT url, title, h1, main_text, {headings}, {code}, content_hash, depth, published, sitemap_only, "
         "(SELECT coalesce(sum(length(anchor)), 0) FROM links WHERE source = url AND region = 'content') AS link_chars, "
         "(SELECT coalesce(sum(length(anchor)), 0) FROM links WHERE source = url AND region = 'other' AND length(anchor) >= ? "
         "AND instr(main_text, anchor) > 0) AS listed_chars "
         "FROM pages WHERE gone = 0 AND status = 200 AND is_html = 1 AND NOT noindex AND word_count >= ? ORDER BY url",
         [LISTED_ANCHOR_CHARS, min_words],
-    ) if resolve.get(row["url"], row["url"]) == row["url"] and row["link_chars"] <= MAX_LINK_DENSITY * len(row["main_text"] or "")]
+    ):
+        text = row.pop("main_text") or ""  # to the file as it is read: the rows hold no text
+        if resolve.get(row["url"], row["url"]) == row["url"] and row["link_chars"] <= MAX_LINK_DENSITY * len(text):
+            texts.append(text)
+            row["listing"] = row["listed_chars"] > MAX_LINK_DENSITY * len(text)
+            rows.append(row)
     titles = page_titles([row["title"] for row in rows], [row["h1"] for row in rows], [row["url"] for row in rows])
-    rows = [row | {"title": title} for row, title in zip(rows, titles) if title is not None]
+    kept = [at for at, title in enumerate(titles) if title is not None]
+    rows = [rows[at] | {"title": titles[at]} for at in kept]
     if len(rows) < 2:
         raise EmptyCrawl(
             f"only {len(rows)} indexable HTML page(s) with at least {min_words} words of main content; "
@@ -357,12 +367,10 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
     column = {name: [row[name] for row in rows] for name in rows[0]}
     corpus = Corpus(
         urls=column["url"], titles=column["title"],
-        texts=[text or "" for text in column["main_text"]], hashes=column["content_hash"], depths=column["depth"],
+        texts=texts if len(kept) == len(texts) else texts.subset(kept), hashes=column["content_hash"], depths=column["depth"],
         published=[date or url_date(url) for date, url in zip(column["published"], column["url"])],
         inbound=[0] * len(rows), content_codes=np.zeros(0, dtype=np.int64), template_codes=np.zeros(0, dtype=np.int64),
-        link_spans=Spans.empty(len(rows)),
-        listings=np.array([listed > MAX_LINK_DENSITY * len(text or "") for listed, text in zip(column["listed_chars"], column["main_text"])],
-                          dtype=bool),
+        link_spans=Spans.empty(len(rows)), listings=np.array(column["listing"], dtype=bool),
         headings=[text or "" for text in column["headings"]],
         code_spans=Spans.per_page([json.loads(spans) if spans else [] for spans in column["code_spans"]]),
     )

@@ -305,7 +305,7 @@ class Ranked:
             else:
                 start, end, strength, key = -1, -1, 0.0, (short_title(names[target]).lower(), target)
             used_anchors[key] = used_anchors.get(key, 0) + 1
-            queue.add(source, target, similarity, round(score, 4), start, end, strength, template_linked)
+            queue.add(source, target, similarity, round(score, 4), start, end, strength, template_linked, text)
         return queue
 
     def _columns(self, rows: np.ndarray) -> Iterator[tuple]:
@@ -324,7 +324,7 @@ class Queue(Sequence[Suggestion]):
     the source's text, is made when it is read. As objects with their strings, the 4,000,000 suggestions of 1,000,000
     pages held ~2.3 GB at rank's peak (~580 bytes each); as columns, 81 bytes each (BENCHMARKS.md, "Analysis")."""
 
-    def __init__(self, texts: list[str], names: list[str]) -> None:
+    def __init__(self, texts: Sequence[str], names: list[str]) -> None:
         self.texts, self.names = texts, names  # the corpus's texts, and each page's name (AnchorFinder.names)
         self.source, self.target, self.similarity, self.score = array("q"), array("q"), array("d"), array("d")
         self.template_linked = array("b")
@@ -332,10 +332,13 @@ class Queue(Sequence[Suggestion]):
         self.sentence_start, self.sentence_end = array("q"), array("q")  # its sentence's (between sentences: both at start)
 
     def add(self, source: int, target: int, similarity: float, score: float, start: int, end: int, strength: float,
-            template_linked: bool) -> None:
+            template_linked: bool, text: str | None = None) -> None:
         """Add a suggestion whose anchor is text[start:end] of its source, with the span of its sentence (sentence_at),
-        both sliced again when read; (-1, -1): the title fallback, the target's name shortened again when read."""
-        sentence_start, sentence_end = (start, end) if start < 0 else sentence_at(self.texts[source], start)
+        both sliced again when read; (-1, -1): the title fallback, the target's name shortened again when read. text:
+        the source's, where the caller holds it (else read again)."""
+        if start >= 0 and text is None:
+            text = self.texts[source]
+        sentence_start, sentence_end = (start, end) if start < 0 else sentence_at(text, start)
         self.source.append(source)
         self.target.append(target)
         self.similarity.append(similarity)
@@ -354,6 +357,7 @@ class Queue(Sequence[Suggestion]):
         columns = (self.source, self.target, self.similarity, self.score, self.template_linked, self.start, self.end,
                    self.strength, self.sentence_start, self.sentence_end)
         places = np.arange(len(self)) if places is None else places
+        read, text = -1, ""  # the last source's text: by_pair places read each once
         for first in range(0, len(places), ROWS_AT_ONCE):
             part = places[first:first + ROWS_AT_ONCE]
             for source, target, similarity, score, linked, start, end, strength, sentence_start, sentence_end in zip(
@@ -361,7 +365,8 @@ class Queue(Sequence[Suggestion]):
                 if start < 0:
                     yield source, target, short_title(names[target]), "title", strength, None, None, similarity, score, bool(linked)
                 else:
-                    text = texts[source]
+                    if source != read:
+                        read, text = source, texts[source]
                     yield (source, target, text[start:end], "text", strength, start, text[sentence_start:sentence_end],
                            similarity, score, bool(linked))
 

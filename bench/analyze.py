@@ -461,12 +461,13 @@ class SyntheticSite:
         the start of a sentence; every page's sidebar links to the ten newest pages (template links).
         """
         from analysis.load import Corpus, InboundAnchors, Spans, among, distinct, pair_codes
+        from analysis.texts import PageTexts
 
         rng = self.rng
         members: dict[int, list[int]] = {}
         for page, cluster in enumerate(self.cluster_of.tolist()):
             members.setdefault(cluster, []).append(page)
-        titles, texts = [], []
+        titles, texts = [], PageTexts()  # on disk as the command's load_corpus keeps them
         content_codes, spans = array("q"), array("q")  # source * pages + target; page, start, end: as load_corpus keeps them
         inbound_anchors = InboundAnchors()
         for page in range(self.pages):

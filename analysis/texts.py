@@ -1,0 +1,146 @@
+"""The pages' main texts, kept in an unnamed temporary file and read back a few at a time.
+
+Every stage reads the texts a block of pages at a time (the keyword fit in order, the anchor search a block of
+sources, the export a suggestion's source), so none needs them all in memory: at 1,000,000 synthetic pages they are
+3.1 GB of Python strings, a third of the analysis's peak (BENCHMARKS.md, "Analysis"). On disk they are UTF-8, and
+the operating system's cache holds them where memory allows. Where no temporary file can be made or written (no
+writable TMPDIR, a full disk), the same bytes are held in memory instead.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+
+import numpy as np
+
+_ENCODING, _ERRORS = "utf-8", "surrogatepass"  # any Python string, lone surrogates included, comes back the same
+
+
+class _Store:
+    """Bytes appended end to end, read back by span: in a temporary file, else in memory."""
+
+    BUFFER_BYTES = 8 << 20  # appended bytes gathered before a write
+
+    def __init__(self) -> None:
+        try:
+            self._file: tempfile._TemporaryFileWrapper | None = tempfile.TemporaryFile(buffering=0)
+        except OSError:
+            self._file = None
+        self._held = bytearray()  # with a file, the bytes not yet written; without, all of them
+        self._written = 0  # bytes in the file
+        self.size = 0  # bytes appended
+
+    def append(self, data: bytes) -> int:
+        """Append data; return where it starts."""
+        start = self.size
+        self._held += data
+        self.size += len(data)
+        if self._file is not None and len(self._held) >= self.BUFFER_BYTES:
+            self.flush()
+        return start
+
+    def flush(self) -> None:
+        """Write the bytes held to the file; if that fails (a full disk), read back what it holds and keep all in memory."""
+        if self._file is None or not self._held:
+            return
+        left = memoryview(self._held)
+        try:
+            while left:  # an unbuffered write may write less than it is given
+                written = self._file.write(left)
+                left, self._written = left[written:], self._written + written
+        except OSError:
+            rest = bytes(left)
+            left.release()
+            self._held = bytearray(self._read_file(0, self._written)) + rest
+            self._file.close()
+            self._file = None
+            return
+        left.release()
+        self._held.clear()
+
+    def read(self, start: int, end: int) -> bytes | memoryview:
+        """The bytes from start to end (flushed first: call from one thread while appending, from any once done)."""
+        if self._file is None:
+            return memoryview(self._held)[start:end]
+        if self._held:
+            self.flush()
+            return self.read(start, end)
+        return self._read_file(start, end - start)
+
+    def _read_file(self, start: int, size: int) -> bytes:
+        parts = []
+        while size > 0:  # one pread returns at most ~2 GB
+            part = os.pread(self._file.fileno(), size, start)
+            if not part:
+                raise OSError(f"the texts' temporary file ends at {start}")
+            parts.append(part)
+            start, size = start + len(part), size - len(part)
+        return b"".join(parts) if len(parts) != 1 else parts[0]
+
+
+class PageTexts(Sequence[str]):
+    """The main text of each page, by page number, held in a _Store: texts[page], texts.many(pages), or in order."""
+
+    READ_BYTES = 16 << 20  # read at once when texts are read in order
+
+    def __init__(self, texts: Iterable[str] = (), store: _Store | None = None) -> None:
+        self._store = store or _Store()
+        self._starts, self._ends, self._lengths = array("q"), array("q"), array("q")  # bytes in the store; characters
+        self.extend(texts)
+
+    def append(self, text: str) -> None:
+        data = text.encode(_ENCODING, _ERRORS)
+        start = self._store.append(data)
+        self._starts.append(start)
+        self._ends.append(start + len(data))
+        self._lengths.append(len(text))
+
+    def extend(self, texts: Iterable[str]) -> None:
+        for text in texts:
+            self.append(text)
+
+    def subset(self, pages: Iterable[int]) -> PageTexts:
+        """These pages' texts, in this order, as pages 0, 1, ...: the same store, nothing copied."""
+        chosen = PageTexts(store=self._store)
+        for page in pages:
+            chosen._starts.append(self._starts[page])
+            chosen._ends.append(self._ends[page])
+            chosen._lengths.append(self._lengths[page])
+        return chosen
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __getitem__(self, page: int) -> str:  # type: ignore[override]
+        return str(self._store.read(self._starts[page], self._ends[page]), _ENCODING, _ERRORS)
+
+    def many(self, pages: Sequence[int]) -> list[str]:
+        """The texts of these pages, in this order: one read for each run of them that lies end to end in the store."""
+        texts, at = [], 0
+        starts, ends = self._starts, self._ends
+        while at < len(pages):
+            last = at
+            while (last + 1 < len(pages) and starts[pages[last + 1]] == ends[pages[last]]
+                   and ends[pages[last + 1]] - starts[pages[at]] <= self.READ_BYTES):
+                last += 1
+            first = starts[pages[at]]
+            data = memoryview(self._store.read(first, ends[pages[last]]))
+            texts.extend(str(data[starts[page] - first:ends[page] - first], _ENCODING, _ERRORS) for page in pages[at:last + 1])
+            at = last + 1
+        return texts
+
+    def __iter__(self) -> Iterator[str]:
+        step = 1024
+        for first in range(0, len(self), step):
+            yield from self.many(range(first, min(first + step, len(self))))
+
+    def length(self, page: int) -> int:
+        """Characters of a page's text, without reading it."""
+        return self._lengths[page]
+
+    def lengths(self) -> np.ndarray:
+        """Characters of each page's text (int64), without reading them."""
+        return np.array(self._lengths, dtype=np.int64)
