@@ -21,6 +21,7 @@ import shutil
 import sys
 import tempfile
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -57,6 +58,20 @@ class Embeddings:
 def page_text(title: str, text: str) -> str:
     """What represents a page: its title, then the start of its main content (never boilerplate)."""
     return f"{title}\n{text[:TEXT_CHARS]}"
+
+
+class ModelTexts(Sequence[str]):
+    """page_text of each page, made when embed_pages asks for it: only pages without a cached vector are read (all of
+    them made at once were 2 GB at 1,000,000 pages, for an analysis that embeds nothing)."""
+
+    def __init__(self, titles: Sequence[str], texts: Sequence[str]) -> None:
+        self.titles, self.texts = titles, texts
+
+    def __len__(self) -> int:
+        return len(self.titles)
+
+    def __getitem__(self, page: int) -> str:  # type: ignore[override]
+        return page_text(self.titles[page], self.texts[page])
 
 
 def model_location(name: str) -> str:
@@ -291,7 +306,7 @@ def cache_key(model_name: str, recipe: str, backend: str) -> str:
     return f"{model_name}#{recipe}" if backend == "torch" else f"{model_name}#{recipe}#{backend}"
 
 
-def embed_pages(db: sqlite_utils.Database, urls: list[str], texts: list[str], hashes: list[str], model_name: str,
+def embed_pages(db: sqlite_utils.Database, urls: list[str], texts: Sequence[str], hashes: list[str], model_name: str,
                 device: str = "auto", batch_size: int = 32, progress: bool = True, recipe: str = RECIPE,
                 backend: str = DEFAULT_BACKEND) -> Embeddings:
     """Vectors for the pages, reusing cached ones whose content hash is unchanged; caches the new ones.

@@ -20,7 +20,7 @@ import sqlite_utils
 from analysis.anchors import COMMON_SHARE, AnchorFinder, cited_headings
 from analysis.candidates import Candidates, find_candidates
 from analysis.changes import Changes, record_changes
-from analysis.embed import DEFAULT_BACKEND, DEFAULT_MODEL, embed_pages, page_text
+from analysis.embed import DEFAULT_BACKEND, DEFAULT_MODEL, ModelTexts, embed_pages
 from analysis.export import export_csv, rejected_pairs, save_cannibalization, save_hubs, save_orphans, save_suggestions
 from analysis.impact import Impact, measure_impact
 from analysis.index import Keywords, nearest
@@ -124,9 +124,9 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
     A function of its own so that what only these stages need (the vectors and the neighbour lists: ~180 MB
     at 100,000 pages) is freed before ranking, the stage of the peak.
     """
-    with timed(timings, "embed"):  # the model's texts are made in the call, so that they go with it
-        embeddings = embed_pages(db, corpus.urls, [page_text(title, text) for title, text in zip(corpus.titles, corpus.texts)],
-                                 corpus.hashes, options.model, options.device, progress=options.progress, backend=options.backend)
+    with timed(timings, "embed"):
+        embeddings = embed_pages(db, corpus.urls, ModelTexts(corpus.titles, corpus.texts), corpus.hashes, options.model,
+                                 options.device, progress=options.progress, backend=options.backend)
     with timed(timings, "index", options.progress):
         by_meaning = nearest(embeddings.vectors, options.neighbours)
         return_freed_memory()
