@@ -111,9 +111,9 @@ class Keywords:
     def __init__(self, texts: Iterable[str], titles: Iterable[str] | None = None) -> None:
         """A page's words are its title's (if given) and its text's. texts may be made one at a time (a generator).
 
-        When texts is a sequence (a list, PageTexts), the tokens of its texts are kept in a temporary file, so that the anchor search does not
-        split the same texts again (text_tokens); if the file cannot be made or written (no writable TMPDIR, a full
-        disk), it does.
+        When texts is a sequence (a list, PageTexts), the tokens of its texts are kept in a temporary file, so that the
+        anchor search does not split the same texts again (text_tokens); if the file cannot be made or written (no
+        writable TMPDIR, a full disk), it does.
         """
         self.vocabulary = Vocabulary()
         self._texts = texts if isinstance(texts, Sequence) else None

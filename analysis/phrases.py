@@ -104,7 +104,7 @@ def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:
     """Words no anchor may hold: overlapping an existing link, a code block or a line of the site's template
     (load.template_lines), or inside a sentence that only repeats the page's own title. Each such span covers a run
     of its page's words, found by binary search on keys (page, offset) for all the pages' spans at once."""
-    titled = [(place, start, end) for place, (page, text) in enumerate(zip(pages, corpus.texts.many(pages)))  # (place, start, end)
+    titled = [(place, start, end) for place, (page, text) in enumerate(zip(pages, corpus.texts.many(pages)))
               for start, end in _title_sentences(text, corpus.titles[page].strip().lower())]
     titled = np.array(titled, dtype=np.int64).reshape(-1, 3)
     places, spans = zip(*(kind.in_pages(pages) for kind in (corpus.link_spans, corpus.code_spans, corpus.template_spans)))

@@ -26,8 +26,8 @@ class _Store:
 
     def __init__(self) -> None:
         try:
-            self._file: tempfile._TemporaryFileWrapper | None = tempfile.TemporaryFile(buffering=0)
-        except OSError:
+            self._file = tempfile.TemporaryFile(buffering=0)  # unbuffered: what is written is there for os.pread
+        except OSError:  # no writable temporary directory
             self._file = None
         self._held = bytearray()  # with a file, the bytes not yet written; without, all of them
         self._written = 0  # bytes in the file
@@ -63,11 +63,9 @@ class _Store:
 
     def read(self, start: int, end: int) -> bytes | memoryview:
         """The bytes from start to end (flushed first: call from one thread while appending, from any once done)."""
+        self.flush()
         if self._file is None:
             return memoryview(self._held)[start:end]
-        if self._held:
-            self.flush()
-            return self.read(start, end)
         return self._read_file(start, end - start)
 
     def _read_file(self, start: int, size: int) -> bytes:
@@ -128,7 +126,8 @@ class PageTexts(Sequence[str]):
                 last += 1
             first = starts[pages[at]]
             data = memoryview(self._store.read(first, ends[pages[last]]))
-            texts.extend(str(data[starts[page] - first:ends[page] - first], _ENCODING, _ERRORS) for page in pages[at:last + 1])
+            texts.extend(str(data[starts[page] - first:ends[page] - first], _ENCODING, _ERRORS)
+                         for page in pages[at:last + 1])
             at = last + 1
         return texts
 
