@@ -13,10 +13,19 @@ import os
 import tempfile
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
+from typing import BinaryIO
 
 import numpy as np
 
 _ENCODING, _ERRORS = "utf-8", "surrogatepass"  # any Python string, lone surrogates included, comes back the same
+
+
+def write_all(file: BinaryIO, data: bytes | bytearray | np.ndarray) -> None:
+    """Write all of data to an unbuffered file, which may write less than it is given at a time."""
+    with memoryview(data) as view:
+        written = 0
+        while written < view.nbytes:
+            written += file.write(view[written:])
 
 
 class _Store:
@@ -30,7 +39,6 @@ class _Store:
         except OSError:  # no writable temporary directory
             self._file = None
         self._held = bytearray()  # with a file, the bytes not yet written; without, all of them
-        self._written = 0  # bytes in the file
         self.size = 0  # bytes appended
 
     def append(self, data: bytes) -> int:
@@ -43,22 +51,17 @@ class _Store:
         return start
 
     def flush(self) -> None:
-        """Write the bytes held to the file; if that fails (a full disk), read back what it holds and keep all in memory."""
+        """Write the bytes held to the file; if that fails (a full disk), keep all in memory, the file's read back."""
         if self._file is None or not self._held:
             return
-        left = memoryview(self._held)
+        before = self._file.tell()
         try:
-            while left:  # an unbuffered write may write less than it is given
-                written = self._file.write(left)
-                left, self._written = left[written:], self._written + written
-        except OSError:
-            rest = bytes(left)
-            left.release()
-            self._held = bytearray(self._read_file(0, self._written)) + rest
+            write_all(self._file, self._held)
+        except OSError:  # what the file held before these bytes, read back, then all of these
+            self._held = bytearray(self._read_file(0, before)) + self._held  # anew: a view may hold the old
             self._file.close()
             self._file = None
             return
-        left.release()
         self._held.clear()
 
     def read(self, start: int, end: int) -> bytes | memoryview:

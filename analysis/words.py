@@ -25,6 +25,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from analysis.compiled import compiled
 from analysis.lookup import HashTable
+from analysis.texts import write_all
 
 WORD_JOINERS = "'\u2019-"  # what joins two runs of letters into one word ("don't", "well-known")
 WORD = re.compile(rf"\w+(?:[{WORD_JOINERS}]\w+)*")
@@ -99,9 +100,7 @@ class TokenFile:
         records = np.empty(len(tokens.ids), self.RECORD)
         records["id"], records["start"], records["end"] = tokens.ids, tokens.starts, tokens.ends
         records["flags"] = tokens.joined | (tokens.dotted << 1)
-        left = memoryview(records.view(np.uint8))
-        while left:  # an unbuffered write may write less than it is given
-            left = left[self._file.write(left):]
+        write_all(self._file, records.view(np.uint8))
         self._counts.append(tokens.counts)
 
     def close_writing(self) -> None:

@@ -75,6 +75,9 @@ class FillingFile:
     def fileno(self) -> int:
         return self.file.fileno()
 
+    def tell(self) -> int:
+        return self.file.tell()
+
     def close(self) -> None:
         self.file.close()
 
@@ -83,7 +86,7 @@ def test_page_texts_stay_whole_in_memory_when_the_temporary_file_cannot_be_made_
     def no_temporary_directory(*args: object, **kwargs: object) -> None:
         raise FileNotFoundError(2, "No usable temporary directory found")
 
-    for make in (no_temporary_directory, lambda **kwargs: FillingFile(room=1_000)):
+    for make in (no_temporary_directory, lambda **kwargs: FillingFile(room=6_000)):
         with monkeypatch.context() as patched:
             patched.setattr(tempfile, "TemporaryFile", make)
             texts = PageTexts(TEXTS)
