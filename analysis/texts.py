@@ -28,6 +28,19 @@ def write_all(file: BinaryIO, data: bytes | bytearray | np.ndarray) -> None:
             written += file.write(view[written:])
 
 
+def read_all(file: BinaryIO, start: int, size: int) -> bytes:
+    """size bytes of a file from start, by os.pread (from any thread), which may read less than it is asked at a time
+    (at most ~2 GB on Linux)."""
+    parts = []
+    while size > 0:
+        part = os.pread(file.fileno(), size, start)
+        if not part:
+            raise OSError(f"the temporary file ends at {start}")
+        parts.append(part)
+        start, size = start + len(part), size - len(part)
+    return b"".join(parts) if len(parts) != 1 else parts[0]
+
+
 class _Store:
     """Bytes appended end to end, read back by span: in a temporary file, else in memory."""
 
@@ -58,7 +71,7 @@ class _Store:
         try:
             write_all(self._file, self._held)
         except OSError:  # what the file held before these bytes, read back, then all of these
-            self._held = bytearray(self._read_file(0, before)) + self._held  # anew: a view may hold the old
+            self._held = bytearray(read_all(self._file, 0, before)) + self._held  # anew: a view may hold the old
             self._file.close()
             self._file = None
             return
@@ -69,17 +82,7 @@ class _Store:
         self.flush()
         if self._file is None:
             return memoryview(self._held)[start:end]
-        return self._read_file(start, end - start)
-
-    def _read_file(self, start: int, size: int) -> bytes:
-        parts = []
-        while size > 0:  # one pread returns at most ~2 GB
-            part = os.pread(self._file.fileno(), size, start)
-            if not part:
-                raise OSError(f"the texts' temporary file ends at {start}")
-            parts.append(part)
-            start, size = start + len(part), size - len(part)
-        return b"".join(parts) if len(parts) != 1 else parts[0]
+        return read_all(self._file, start, end - start)
 
 
 class PageTexts(Sequence[str]):

@@ -10,7 +10,6 @@ block after block.
 
 from __future__ import annotations
 
-import os
 import re
 import tempfile
 import threading
@@ -25,7 +24,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from analysis.compiled import compiled
 from analysis.lookup import HashTable
-from analysis.texts import write_all
+from analysis.texts import read_all, write_all
 
 WORD_JOINERS = "'\u2019-"  # what joins two runs of letters into one word ("don't", "well-known")
 WORD = re.compile(rf"\w+(?:[{WORD_JOINERS}]\w+)*")
@@ -115,8 +114,8 @@ class TokenFile:
         runs = np.flatnonzero(np.diff(texts, prepend=-2) != 1)
         bounds = zip(texts[runs].tolist(), np.append(texts[runs[1:] - 1], texts[-1:]).tolist()) if len(texts) else []
         size = self.RECORD.itemsize
-        parts = [os.pread(self._file.fileno(), int(self._word_starts[last + 1] - self._word_starts[first]) * size,
-                          int(self._word_starts[first]) * size) for first, last in bounds]
+        parts = [read_all(self._file, int(self._word_starts[first]) * size,
+                          int(self._word_starts[last + 1] - self._word_starts[first]) * size) for first, last in bounds]
         records = np.frombuffer(b"".join(parts), self.RECORD)
         flags = records["flags"]
         tokens = Tokens(records["id"].copy(), records["start"].copy(), records["end"].copy(), (flags & 1) > 0, (flags & 2) > 0,
