@@ -1,9 +1,9 @@
 """Stage 3, index: the nearest pages of every page, by meaning (FAISS) and by words (TF-IDF).
 
 Never an n x n matrix. Dense vectors: exact inner-product search (vectors are unit length, so the
-inner product is cosine similarity) up to EXACT_LIMIT pages, IVF-Flat above it (k-means lists, each
-page compared with the pages of its few nearest lists), whose memory grows linearly with the number
-of pages. Words: TF-IDF cosine, computed a block of rows at a time.
+inner product is cosine similarity) up to EXACT_LIMIT pages, IVF above it (FAISS's k-means lists, each
+page compared with the pages of its few nearest lists, a list at a time), whose memory grows linearly
+with the number of pages. Words: TF-IDF cosine, computed a block of rows at a time.
 The two disagree usefully: embeddings of the opening of a page miss a specific term deep in it
 that an editor linked on; keywords miss paraphrase. EXACT_LIMIT is set by measurement (BENCHMARKS.md).
 """
@@ -26,75 +26,113 @@ from analysis.memory import return_freed_memory
 from analysis.words import STOP, Tokens, TokenFile, Vocabulary
 
 EXACT_LIMIT = 10_000  # exact costs ~1 CPU-s here, then grows with pages squared (bench/neighbours.py)
-IVF_LISTS_PER_ROOT = 2  # k-means lists = this x sqrt(pages): ~n^1.5 work in all, quantizer and lists balanced
+IVF_LISTS_PER_ROOT = 2  # k-means lists = this x sqrt(pages): ~n^1.5 work in all, lists found and lists searched balanced
 IVF_PROBES = 4  # lists searched per page: its own and the next nearest
 IVF_TRAIN_PER_LIST = 40  # k-means trained on a seeded sample of this many pages per list
 IVF_ITERATIONS = 10
 IVF_SEED = 1234
-SEARCH_BLOCK = 65_536  # pages searched per call (a copy of their vectors, in list order)
+PRODUCT_CELLS = 1 << 24  # scores of one matrix product of best_of (64 MB of float32)
 SHARE_SLACK = 1e-6  # shares of a name's weight are float32 sums: one a hair under the bound still reaches it
 WEIGH_AT_ONCE = 1 << 20  # values of the TF-IDF matrix weighed a step (8 MB of temporaries)
 THREADS = 2  # array work run at once: numpy and scipy release the GIL, so a second thread uses the second core
 
 
-def _ivf(vectors: np.ndarray) -> faiss.IndexIVFFlat:
-    """An empty IVF-Flat inner-product index whose lists are k-means clusters of a seeded sample."""
+def build_index(vectors: np.ndarray) -> faiss.IndexFlatIP:
+    """An exact inner-product index over unit vectors (the search up to EXACT_LIMIT pages)."""
+    index = faiss.IndexFlatIP(vectors.shape[1])
+    index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    return index
+
+
+def centroids(vectors: np.ndarray) -> np.ndarray:
+    """The IVF lists' centres, 2 x sqrt(pages) of them: FAISS's spherical k-means (as IndexIVFFlat trains its
+    quantizer for inner product) over a seeded sample of IVF_TRAIN_PER_LIST pages a list."""
     pages, dim = vectors.shape
     lists = max(1, min(pages, round(IVF_LISTS_PER_ROOT * math.sqrt(pages))))
-    index = faiss.IndexIVFFlat(faiss.IndexFlatIP(dim), dim, lists, faiss.METRIC_INNER_PRODUCT)
-    index.cp.seed = IVF_SEED
-    index.cp.niter = IVF_ITERATIONS
-    index.cp.min_points_per_centroid = 1  # the sample below is the one used, without faiss's warning
-    index.cp.max_points_per_centroid = 1 << 30
+    clustering = faiss.Clustering(dim, lists)
+    clustering.spherical = True
+    clustering.seed = IVF_SEED
+    clustering.niter = IVF_ITERATIONS
+    clustering.min_points_per_centroid = 1  # the sample below is the one used, without faiss's warning
+    clustering.max_points_per_centroid = 1 << 30
     sample = np.random.default_rng(IVF_SEED).choice(pages, min(pages, IVF_TRAIN_PER_LIST * lists), replace=False)
-    index.train(vectors[np.sort(sample)])
-    return index
-
-
-def build_index(vectors: np.ndarray) -> faiss.Index:
-    """An inner-product index over unit vectors: flat (exact) up to EXACT_LIMIT pages, IVF-Flat above."""
-    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-    index = faiss.IndexFlatIP(vectors.shape[1]) if len(vectors) <= EXACT_LIMIT else _ivf(vectors)
-    index.add(vectors)
-    if isinstance(index, faiss.IndexIVF):
-        index.nprobe = min(IVF_PROBES, index.nlist)
-    return index
+    clustering.train(np.ascontiguousarray(vectors[np.sort(sample)]), faiss.IndexFlatIP(dim))
+    return faiss.vector_to_array(clustering.centroids).reshape(lists, dim)
 
 
 def nearest(vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """(similarities, indices), each (pages, k'), best first; k' = min(k + 1, pages) to allow for the page itself.
 
-    Up to EXACT_LIMIT pages, exact search. Above, IVF-Flat: each page is compared with the pages of
-    the IVF_PROBES k-means lists nearest to it. The lists of every page are found once (one matrix
-    product with the centroids) and serve both to file it and to search from it, and the pages are
-    searched in list order, so that pages searching the same lists follow each other and find them
-    in the CPU's cache (2.5x less CPU than searching in page order; same results), on both cores: faiss's default
-    parallel mode splits the pages over its threads in `search` only, and search_preassigned alone ran on one
-    (159 of nearest()'s 173 s at 1,000,000 pages, BENCHMARKS.md). Deterministic for
-    a given input. A page whose lists hold fewer than k' pages is searched again over all lists, so
-    no row has a missing neighbour (index -1) unless there are fewer than k' pages.
+    Up to EXACT_LIMIT pages, exact search (faiss.IndexFlatIP). Above, IVF: each page is compared with the pages of
+    the IVF_PROBES k-means lists nearest to it (its own list is the nearest), list by list: the pages that probe a
+    list against the pages filed in it, one matrix product, whose scores a compiled loop merges into each page's
+    best (faiss.contrib.big_batch_search's scheme). FAISS's IndexIVFFlat compares a page with a list one vector at
+    a time, and its bundled BLAS multiplies 3-4x slower than numpy's here: the same lists searched took 112-190 s
+    at 1,000,000 pages, and now ~40 (BENCHMARKS.md). Deterministic for a given input (among equal scores the lower
+    page first). A page whose lists hold fewer than k' pages is searched again over all pages, so no row has a
+    missing neighbour (index -1) unless there are fewer than k' pages.
     """
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     pages, want = len(vectors), min(k + 1, len(vectors))
     if pages <= EXACT_LIMIT:
         return build_index(vectors).search(vectors, want)
-    index = _ivf(vectors)
-    index.nprobe = min(IVF_PROBES, index.nlist)
-    index.parallel_mode = 3  # pages split over the threads within search_preassigned (mode 0 splits them only in search)
-    list_scores, lists = index.quantizer.search(vectors, index.nprobe)
-    home = np.ascontiguousarray(lists[:, 0])
-    index.add_core(pages, faiss.swig_ptr(vectors), None, faiss.swig_ptr(home))
-    order = np.argsort(home, kind="stable")
-    similarities = np.empty((pages, want), dtype=np.float32)
-    indices = np.empty((pages, want), dtype=np.int64)
-    for start in range(0, pages, SEARCH_BLOCK):
-        rows = order[start:start + SEARCH_BLOCK]
-        similarities[rows], indices[rows] = index.search_preassigned(vectors[rows], want, lists[rows], list_scores[rows])
+    centres = centroids(vectors)
+    _, lists = best_of(vectors, centres, min(IVF_PROBES, len(centres)))
+    similarities, indices = _search_lists(vectors, lists, want)
     short = np.flatnonzero((indices < 0).any(axis=1))
     if len(short):
-        index.nprobe = index.nlist
-        similarities[short], indices[short] = index.search(vectors[short], want)
+        similarities[short], indices[short] = build_index(vectors).search(vectors[short], want)
     return similarities, indices
+
+
+def best_of(queries: np.ndarray, base: np.ndarray, want: int) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, rows of base), each (queries, want), best first: every query's exact nearest rows of base by inner
+    product, PRODUCT_CELLS scores at a time."""
+    scores = np.full((len(queries), want), -np.inf, dtype=np.float32)
+    rows = np.full((len(queries), want), -1, dtype=np.int64)
+    everyone, step = np.arange(len(base)), max(1, PRODUCT_CELLS // max(1, len(base)))
+    for start in range(0, len(queries), step):
+        block = np.arange(start, min(len(queries), start + step))
+        keep_best(queries[block] @ base.T, block, everyone, scores, rows)
+    return scores, rows
+
+
+def _search_lists(vectors: np.ndarray, lists: np.ndarray, want: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each page's best `want` among the pages filed in its lists (lists[page]: the lists it probes, its own first)."""
+    pages, count = len(vectors), int(lists.max()) + 1
+    filed = np.argsort(lists[:, 0], kind="stable")  # the pages of each list, list by list
+    filed_bounds = np.searchsorted(lists[filed, 0], np.arange(count + 1))
+    probing = np.argsort(lists.ravel(), kind="stable")  # the pages probing each list
+    probing_bounds = np.searchsorted(lists.ravel()[probing], np.arange(count + 1))
+    probing //= lists.shape[1]
+    scores = np.full((pages, want), -np.inf, dtype=np.float32)
+    rows = np.full((pages, want), -1, dtype=np.int64)
+    for number in range(count):
+        queries = probing[probing_bounds[number]:probing_bounds[number + 1]]
+        members = filed[filed_bounds[number]:filed_bounds[number + 1]]
+        if len(queries) and len(members):
+            keep_best(vectors[queries] @ vectors[members].T, queries, members, scores, rows)
+    return scores, rows
+
+
+@compiled
+def keep_best(scores: np.ndarray, queries: np.ndarray, members: np.ndarray, best: np.ndarray, best_rows: np.ndarray) -> None:
+    """Merge scores[i, j] (query queries[i] against member members[j]) into each query's best so far: best[q] and
+    best_rows[q], highest first, the lower row first among equal scores, -1 where none yet."""
+    last = best.shape[1] - 1
+    for row in range(len(queries)):
+        query = queries[row]
+        for column in range(len(members)):
+            score, member = scores[row, column], members[column]
+            if best_rows[query, last] >= 0 and (score < best[query, last]
+                                                 or (score == best[query, last] and member > best_rows[query, last])):
+                continue
+            at = last
+            while at > 0 and (best_rows[query, at - 1] < 0 or score > best[query, at - 1]
+                              or (score == best[query, at - 1] and member < best_rows[query, at - 1])):
+                best[query, at], best_rows[query, at] = best[query, at - 1], best_rows[query, at - 1]
+                at -= 1
+            best[query, at], best_rows[query, at] = score, member
 
 
 class Keywords:

@@ -35,8 +35,10 @@ def test_approximate_neighbours_agree_with_exact_search(vectors: np.ndarray, mon
     exact_similarities, exact = index.nearest(vectors, K)  # 3,000 <= EXACT_LIMIT: flat
     assert exact.shape == (PAGES, K + 1)
     monkeypatch.setattr(index, "EXACT_LIMIT", 100)
-    assert isinstance(index.build_index(vectors), faiss.IndexIVFFlat)
+    trained = []
+    monkeypatch.setattr(index, "centroids", lambda vectors, train=index.centroids: trained.append(train(vectors)) or trained[-1])
     similarities, found = index.nearest(vectors, K)
+    assert len(trained) == 1 and len(trained[0]) == round(index.IVF_LISTS_PER_ROOT * PAGES ** 0.5)  # the IVF path
 
     assert found.shape == similarities.shape == (PAGES, K + 1)
     assert found.dtype == np.int64 and similarities.dtype == np.float32
@@ -65,15 +67,46 @@ def test_pages_whose_lists_are_too_small_are_searched_again(monkeypatch: pytest.
     monkeypatch.setattr(index, "IVF_PROBES", 1)
     similarities, found = index.nearest(vectors, K)
     assert found.shape == (400, K + 1) and (found >= 0).all()
-    ivf = index.build_index(vectors)  # the same lists (seeded k-means)
-    sizes = np.array([ivf.invlists.list_size(number) for number in range(ivf.nlist)])
-    _, home = ivf.quantizer.search(vectors, 1)
+    centres = index.centroids(vectors)  # the same lists (seeded k-means)
+    _, home = index.best_of(vectors, centres, 1)
+    sizes = np.bincount(home[:, 0], minlength=len(centres))
     short = np.flatnonzero(sizes[home[:, 0]] < K + 1)
     assert len(short) > 0
     exact = faiss.IndexFlatIP(384)
     exact.add(vectors)
     _, truth = exact.search(vectors[short], K + 1)
     assert all(set(a) == set(b) for a, b in zip(found[short].tolist(), truth.tolist()))  # searched again over all lists
+
+
+def test_each_page_gets_the_best_of_the_lists_it_probes(vectors: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(index, "EXACT_LIMIT", 100)
+    similarities, found = index.nearest(vectors, K)
+    _, lists = index.best_of(vectors, index.centroids(vectors), index.IVF_PROBES)
+    home = lists[:, 0]
+    for page in range(0, PAGES, 37):  # brute force over the pages filed in the page's lists
+        members = np.flatnonzero(np.isin(home, lists[page]))
+        scores = vectors[members] @ vectors[page]
+        best = members[np.lexsort((members, -scores))][:K + 1]  # highest first, the lower page among equals
+        assert found[page].tolist() == best.tolist()
+        assert np.allclose(similarities[page], np.sort(scores)[::-1][:K + 1], atol=1e-6)
+
+
+def test_best_of_is_exact_search() -> None:
+    vectors = clustered(500, 5, seed=2)
+    scores, rows = index.best_of(vectors, vectors[:300], 8)
+    truth_scores, truth = index.build_index(vectors[:300]).search(vectors, 8)
+    assert np.allclose(scores, truth_scores, atol=1e-5) and (rows[:, 0] == truth[:, 0]).mean() > 0.99
+    assert (rows[:300, 0] == np.arange(300)).all() and (np.diff(scores, axis=1) <= 0).all()
+    few_scores, few_rows = index.best_of(vectors[:3], vectors[:2], 4)  # fewer rows than wanted: -1, -inf
+    assert (few_rows[:, 2:] == -1).all() and np.isneginf(few_scores[:, 2:]).all() and (few_rows[:, :2] >= 0).all()
+
+
+def test_keep_best_merges_in_order_the_lower_row_first_among_equals() -> None:
+    best, rows = np.full((2, 3), -np.inf, dtype=np.float32), np.full((2, 3), -1, dtype=np.int64)
+    index.keep_best(np.array([[0.5, 0.9], [0.1, 0.2]], dtype=np.float32), np.array([1, 0]), np.array([7, 3]), best, rows)
+    index.keep_best(np.array([[0.9, 0.5, 0.95]], dtype=np.float32), np.array([1]), np.array([2, 1, 9]), best, rows)
+    assert rows.tolist() == [[3, 7, -1], [9, 2, 3]]  # query 1: 0.95, then 0.9 from rows 2 and 3, row 2 first
+    assert best[1].tolist() == pytest.approx([0.95, 0.9, 0.9])
 
 
 def test_fewer_pages_than_neighbours(monkeypatch: pytest.MonkeyPatch) -> None:
