@@ -67,10 +67,10 @@ def nearest(vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     the IVF_PROBES k-means lists nearest to it (its own list is the nearest), list by list: the pages that probe a
     list against the pages filed in it, one matrix product, whose scores a compiled loop merges into each page's
     best (faiss.contrib.big_batch_search's scheme). FAISS's IndexIVFFlat compares a page with a list one vector at
-    a time, and its bundled BLAS multiplies 3-4x slower than numpy's here: the same lists searched took 112-190 s
-    at 1,000,000 pages, and now ~40 (BENCHMARKS.md). Deterministic for a given input (among equal scores the lower
-    page first). A page whose lists hold fewer than k' pages is searched again over all pages, so no row has a
-    missing neighbour (index -1) unless there are fewer than k' pages.
+    a time, and its bundled BLAS multiplies 3-4x slower than numpy's here: nearest() took 112-193 s at 1,000,000
+    pages, and now 71.5, 32-46 of it FAISS's k-means (BENCHMARKS.md). Deterministic for a given input (among equal
+    scores the lower page first). A page whose lists hold fewer than k' pages is searched again over all pages, so
+    no row has a missing neighbour (index -1) unless there are fewer than k' pages.
     """
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     pages, want = len(vectors), min(k + 1, len(vectors))
@@ -81,37 +81,45 @@ def nearest(vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     similarities, indices = _search_lists(vectors, lists, want)
     short = np.flatnonzero((indices < 0).any(axis=1))
     if len(short):
-        similarities[short], indices[short] = build_index(vectors).search(vectors[short], want)
+        similarities[short], indices[short] = best_of(vectors[short], vectors, want)  # no copy of the vectors
     return similarities, indices
 
 
 def best_of(queries: np.ndarray, base: np.ndarray, want: int) -> tuple[np.ndarray, np.ndarray]:
     """(scores, rows of base), each (queries, want), best first: every query's exact nearest rows of base by inner
     product, PRODUCT_CELLS scores at a time."""
-    scores = np.full((len(queries), want), -np.inf, dtype=np.float32)
-    rows = np.full((len(queries), want), -1, dtype=np.int64)
     everyone, step = np.arange(len(base)), max(1, PRODUCT_CELLS // max(1, len(base)))
-    for start in range(0, len(queries), step):
-        block = np.arange(start, min(len(queries), start + step))
-        keep_best(queries[block] @ base.T, block, everyone, scores, rows)
-    return scores, rows
+    blocks = (np.arange(start, min(len(queries), start + step)) for start in range(0, len(queries), step))
+    return _merged(((queries[block] @ base.T, block, everyone) for block in blocks), len(queries), want)
 
 
 def _search_lists(vectors: np.ndarray, lists: np.ndarray, want: int) -> tuple[np.ndarray, np.ndarray]:
     """Each page's best `want` among the pages filed in its lists (lists[page]: the lists it probes, its own first)."""
-    pages, count = len(vectors), int(lists.max()) + 1
+    count = int(lists.max()) + 1
     filed = np.argsort(lists[:, 0], kind="stable")  # the pages of each list, list by list
     filed_bounds = np.searchsorted(lists[filed, 0], np.arange(count + 1))
     probing = np.argsort(lists.ravel(), kind="stable")  # the pages probing each list
     probing_bounds = np.searchsorted(lists.ravel()[probing], np.arange(count + 1))
     probing //= lists.shape[1]
-    scores = np.full((pages, want), -np.inf, dtype=np.float32)
-    rows = np.full((pages, want), -1, dtype=np.int64)
-    for number in range(count):
-        queries = probing[probing_bounds[number]:probing_bounds[number + 1]]
-        members = filed[filed_bounds[number]:filed_bounds[number + 1]]
-        if len(queries) and len(members):
-            keep_best(vectors[queries] @ vectors[members].T, queries, members, scores, rows)
+
+    def products() -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        for number in range(count):
+            queries = probing[probing_bounds[number]:probing_bounds[number + 1]]
+            members = filed[filed_bounds[number]:filed_bounds[number + 1]]
+            if len(queries) and len(members):
+                yield vectors[queries] @ vectors[members].T, queries, members
+
+    return _merged(products(), len(vectors), want)
+
+
+def _merged(products: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], queries: int,
+            want: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each of `queries` queries' best `want` (scores, rows; -inf and -1 where fewer), from products (scores, their
+    queries, their members) merged in turn by keep_best."""
+    scores = np.full((queries, want), -np.inf, dtype=np.float32)
+    rows = np.full((queries, want), -1, dtype=np.int64)
+    for product in products:
+        keep_best(*product, scores, rows)
     return scores, rows
 
 
