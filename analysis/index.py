@@ -132,15 +132,20 @@ def keep_best(scores: np.ndarray, queries: np.ndarray, members: np.ndarray, best
         query = queries[row]
         for column in range(len(members)):
             score, member = scores[row, column], members[column]
-            if best_rows[query, last] >= 0 and (score < best[query, last]
-                                                 or (score == best[query, last] and member > best_rows[query, last])):
+            if not _ahead(score, member, best[query, last], best_rows[query, last]):
                 continue
             at = last
-            while at > 0 and (best_rows[query, at - 1] < 0 or score > best[query, at - 1]
-                              or (score == best[query, at - 1] and member < best_rows[query, at - 1])):
+            while at > 0 and _ahead(score, member, best[query, at - 1], best_rows[query, at - 1]):
                 best[query, at], best_rows[query, at] = best[query, at - 1], best_rows[query, at - 1]
                 at -= 1
             best[query, at], best_rows[query, at] = score, member
+
+
+@compiled
+def _ahead(score: float, row: int, other_score: float, other_row: int) -> bool:
+    """(score, row) comes before (other_score, other_row) in a best list: an empty place (-1), a lower score, or an
+    equal score of a higher row."""
+    return other_row < 0 or score > other_score or (score == other_score and row < other_row)
 
 
 class Keywords:
