@@ -57,15 +57,16 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
     terms = len(keywords.vocabulary)
     keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
     content_before = np.concatenate([[0], np.cumsum(~stop)])
-    own_title = _own_title_words(corpus, keywords, pages, keys, terms)
     valid = _valid_windows(stop, tokens.joined, tokens.dotted, blocked)
     count = len(ids)
-    order = np.argsort(keys, kind="stable")
+    order = _stable_order(keys)
     keys = keys[order]
     previous_same = np.full(count, -1, dtype=np.int64)
     repeated = np.flatnonzero(keys[1:] == keys[:-1]) + 1
     previous_same[order[repeated]] = order[repeated - 1]
     runs = np.flatnonzero(np.diff(keys, prepend=-1))
+    own_title = np.empty(count, dtype=bool)
+    own_title[order] = np.repeat(_own_title_words(corpus, keywords, pages, keys[runs], terms), np.diff(np.append(runs, count)))
     return Phrases(ids, tokens.starts, tokens.ends, order, np.append(runs, count), keys[runs], valid,
                    content_before, own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before, previous_same, terms)
 
@@ -90,8 +91,18 @@ def _valid_windows(stop: np.ndarray, joined: np.ndarray, dotted: np.ndarray, blo
     return valid
 
 
+def _stable_order(keys: np.ndarray) -> np.ndarray:
+    """np.argsort(keys, kind="stable") of non-negative int64 keys: each key with its place in the low bits, sorted by
+    numpy's default sort (vectorised where the CPU allows), 3x faster than the stable argsort's merge sort on a block
+    of the anchor search (60,000 words); that sort where a key would not fit beside its place."""
+    shift = len(keys).bit_length()
+    if len(keys) and int(keys.max()) >> (63 - shift):
+        return np.argsort(keys, kind="stable")
+    return np.sort(keys << shift | np.arange(len(keys))) & ((1 << shift) - 1)
+
+
 def _own_title_words(corpus: Corpus, keywords: Keywords, pages: list[int], keys: np.ndarray, terms: int) -> np.ndarray:
-    """Per word (keys: its (page, term) key, as Phrases.run_keys): a content word of its own page's title. A window that names a target by
+    """Per key (sorted: a page's term, as Phrases.run_keys): a content word of its own page's title. A window that names a target by
     such words only names the page it is on ("cargo doc" on the page of `cargo doc`), unless the target's title holds
     them all too (anchors.py)."""
     ids, counts = keywords.vocabulary.distinct_terms([corpus.titles[page] for page in pages])

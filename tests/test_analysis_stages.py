@@ -1349,6 +1349,17 @@ def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:
         "Brew a 1:16", "Brew a 1:16 ratio", "1:16 ratio"}
 
 
+def test_the_phrases_word_order_is_a_stable_argsort_of_their_keys() -> None:
+    """phrases._stable_order sorts each key with its place in the low bits: the stable argsort's order, repeated keys
+    in place order, and the argsort itself where a key is too large to share its 64 bits with a place."""
+    from analysis.phrases import _stable_order
+    keys = np.random.default_rng(5).integers(0, 300, 5_000)  # many repeats
+    assert np.array_equal(_stable_order(keys), np.argsort(keys, kind="stable"))
+    large = keys + (1 << 52)  # 13 bits of places do not fit beside it
+    assert np.array_equal(_stable_order(large), np.argsort(large, kind="stable"))
+    assert len(_stable_order(np.zeros(0, dtype=np.int64))) == 0
+
+
 def test_a_dotted_word_names_a_target_only_if_the_target_holds_all_of_it() -> None:
     """"Rust 1.29.2" shares "rust", "1" and "29" with "Announcing Rust 1.29.1", and "Cargo.toml" shares "cargo" with
     "Hello, Cargo!", but each is another name to a reader: no anchor holds one, while "Rust 1.29.1" names its page."""
