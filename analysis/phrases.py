@@ -64,10 +64,11 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
     previous_same = np.full(count, -1, dtype=np.int64)
     repeated = np.flatnonzero(keys[1:] == keys[:-1]) + 1
     previous_same[order[repeated]] = order[repeated - 1]
-    runs = np.flatnonzero(np.diff(keys, prepend=-1))
+    runs = np.append(np.flatnonzero(np.diff(keys, prepend=-1)), count)
+    run_keys = keys[runs[:-1]]
     own_title = np.empty(count, dtype=bool)
-    own_title[order] = np.repeat(_own_title_words(corpus, keywords, pages, keys[runs], terms), np.diff(np.append(runs, count)))
-    return Phrases(ids, tokens.starts, tokens.ends, order, np.append(runs, count), keys[runs], valid,
+    own_title[order] = np.repeat(_own_title_words(corpus, keywords, pages, run_keys, terms), np.diff(runs))
+    return Phrases(ids, tokens.starts, tokens.ends, order, runs, run_keys, valid,
                    content_before, own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before, previous_same, terms)
 
 
