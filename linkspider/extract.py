@@ -36,6 +36,10 @@ _INLINE_PARENTS = {"p", "item", "cell", "head", "hi", "quote", "del"}
 _SOURCE_BREAK = re.compile(r"[ \t\r]*\n[ \t\r\n]*")  # a line break of the HTML source, with the spaces around it
 
 STRIPPED_CHARS = 2000
+# Navigation is never main content. trafilatura leaves it out of what it finds, but where it finds too little (a short
+# page) it falls back to the whole body's text, menus and sidebars included, their links then taken for content links:
+# 96 of the 2,251 pages of Rust's std docs (BENCHMARKS.md, "Quality"). So it is pruned before either.
+NAVIGATION = ["//nav", "//*[@role='navigation']"]
 _LANDMARK_TAGS = {"nav": "nav", "header": "header", "footer": "footer", "aside": "aside"}
 _LANDMARK_ROLES = {"navigation": "nav", "banner": "header", "contentinfo": "footer", "complementary": "aside"}
 _LANDMARK_WORDS = {
@@ -100,7 +104,8 @@ class MainContent:
 def main_content(root: HtmlElement) -> MainContent:
     """Main text, where the marked anchors and the code blocks landed in it, and its headings."""
     document = trafilatura.bare_extraction(
-        root, include_links=True, include_comments=False, include_tables=True, include_images=False, deduplicate=False
+        root, include_links=True, include_comments=False, include_tables=True, include_images=False, deduplicate=False,
+        prune_xpath=NAVIGATION,
     )
     if document is None or document.body is None:
         return MainContent("", {}, [], [])

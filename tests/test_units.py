@@ -215,6 +215,19 @@ def test_main_text_leaves_out_landmarks() -> None:
     assert page.word_count == len(page.main_text.split())
 
 
+def test_a_short_page_leaves_out_its_navigation_too() -> None:
+    """Where the extractor finds too little (a short page), it falls back to the whole body's text: navigation is
+    pruned first, so that a sidebar's words are not main text and its links not content links (Rust's std docs)."""
+    page = parse("<html><head><title>fs</title></head><body>"
+                 "<nav class='sidebar'><a href='/alpha/'>Alpha module</a> <a href='/beta/'>Beta module</a></nav>"
+                 "<div role='navigation'><a href='/gamma/'>Gamma listing</a></div>"
+                 "<main><h1>Module fs</h1><p>Linux-specific extensions to <a href='/fs/'>the fs module</a>.</p></main>"
+                 "</body></html>")
+    assert "Linux-specific extensions to the fs module." in page.main_text
+    assert not any(word in page.main_text for word in ("Alpha", "Beta", "Gamma"))
+    assert [link.region for link in page.links] == ["nav", "nav", "nav", "content"]
+
+
 def test_content_link_has_anchor_offset_and_sentence() -> None:
     page = parse(document())
     link = link_to(page, "https://example.com/grind/")
