@@ -8,7 +8,10 @@ or sidebars stays (that is not an editorial link) and is flagged. A listing page
 source: its text is generated, a list of other pages, with no sentence an editor could link from.
 Pairs below the threshold are unrelated, unless the source mentions the target: an editor links a
 mention whatever the rest of the page is about. Pairs above the upper bound are near-duplicates,
-reported as cannibalisation instead of suggested. Both bounds apply to the embedding similarity.
+reported as cannibalisation instead of suggested. Both bounds apply to the embedding similarity. Two pages
+whose main texts are the same are duplicates whatever their titles make of that similarity (a print version, a book's
+index page that repeats its first chapter, a type re-exported under two paths: 0.83 for Rust's `ffi::c_int` and
+`os::raw::c_int`), and are reported the same way.
 
 Pairs travel as arrays (a large site has millions); a pair is coded as source * pages + target.
 """
@@ -26,6 +29,7 @@ from analysis.load import Corpus, Pair, among, distinct, pair_codes
 
 Neighbours = tuple[np.ndarray, np.ndarray]  # (similarities, indices), one row per page
 PAIRS_AT_ONCE = 65_536  # pairs a step of the similarities, THREADS steps at once
+LENGTHS_AT_ONCE = 1 << 20  # pairs whose texts' lengths are compared at once (same_texts)
 
 
 @dataclass
@@ -92,6 +96,18 @@ def cosines(vectors: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     return similarity
 
 
+def same_texts(corpus: Corpus, pairs: np.ndarray) -> np.ndarray:
+    """Which pairs' two main texts are the same, character for character: only those of the same length are read."""
+    lengths, pages, texts = corpus.texts.lengths(), len(corpus), corpus.texts
+    same = np.zeros(len(pairs), dtype=bool)
+    for start in range(0, len(pairs), LENGTHS_AT_ONCE):
+        part = pairs[start:start + LENGTHS_AT_ONCE]
+        for at in np.flatnonzero(lengths[part // pages] == lengths[part % pages]).tolist():
+            source, target = divmod(int(part[at]), pages)
+            same[start + at] = texts[source] == texts[target]
+    return same
+
+
 def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours, keywords: Keywords,
                     by_words: Neighbours, mentions: np.ndarray, threshold: float, max_similarity: float,
                     excluded: set[Pair] = frozenset()) -> tuple[Candidates, list[tuple[int, int, float]]]:
@@ -102,7 +118,7 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     similarity = cosines(vectors, pairs)
     mentioned = among(pairs, mentions)
     related = (similarity >= threshold) | mentioned
-    duplicate = related & (similarity > max_similarity)
+    duplicate = (related & (similarity > max_similarity)) | same_texts(corpus, pairs)
     keep = related & ~duplicate
     del related
     for linked in (corpus.content_codes, pair_codes(excluded, pages)):

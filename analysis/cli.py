@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="lowest similarity worth suggesting (default: the site's calibrated value, else the "
                              "model's: 0.35 for all-MiniLM-L6-v2, 0.55 for BAAI/bge-small-en-v1.5, 0.5 for others)")
     parser.add_argument("--max-similarity", type=float, default=0.9, metavar="F",
-                        help="pairs above this are near-duplicates, reported as cannibalisation (default: 0.9)")
+                        help="pairs above this are near-duplicates, reported as cannibalisation, as are pages with "
+                             "the same main text (default: 0.9)")
     parser.add_argument("--max-per-page", type=int, default=4, metavar="N", help="suggestions per source page (default: 4)")
     parser.add_argument("--max-per-target", type=int, metavar="N",
                         help="suggestions per target across the queue, a hub guard (default: the largest cap that keeps "
