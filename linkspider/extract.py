@@ -37,8 +37,8 @@ _SOURCE_BREAK = re.compile(r"[ \t\r]*\n[ \t\r\n]*")  # a line break of the HTML 
 
 STRIPPED_CHARS = 2000
 # Navigation is never main content. trafilatura leaves it out of what it finds, but where it finds too little (a short
-# page) it falls back to the whole body's text, menus and sidebars included, their links then taken for content links:
-# 96 of the 2,251 pages of Rust's std docs (BENCHMARKS.md, "Quality"). So it is pruned before either.
+# page) it falls back to the whole body's text, menus and sidebars included: 96 of the 2,251 pages of Rust's std docs
+# began with their sidebar (BENCHMARKS.md, "Quality"). So it is pruned before either.
 NAVIGATION = ["//nav", "//*[@role='navigation']"]
 _LANDMARK_TAGS = {"nav": "nav", "header": "header", "footer": "footer", "aside": "aside"}
 _LANDMARK_ROLES = {"navigation": "nav", "banner": "header", "contentinfo": "footer", "complementary": "aside"}
