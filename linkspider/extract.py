@@ -12,7 +12,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
 
@@ -62,19 +62,19 @@ def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, 
     page.lang = _first_attr(root, "/html/@lang") or headers.get("content-language") or None
     page.published, page.modified = declared_dates(root)
     page.stripped_html = " ".join(etree.tostring(root, method="text", encoding="unicode").split())[:STRIPPED_CHARS]
-    for code in root.xpath("//code[.//a]"):
-        code.drop_tag()  # trafilatura loses the rest of a paragraph after a link inside <code>
+    for code in root.xpath("//code[.//a][not(ancestor::pre)]"):
+        code.drop_tag()  # trafilatura loses the rest of a paragraph after a link inside inline <code>
     anchors = list(_anchors(root, base_url))
     for index, (element, _) in enumerate(anchors):
         element.set("href", f"{MARKER}{index}")
-    content = main_content(root)
+    content = main_content(root, {index for index, (element, _) in enumerate(anchors) if next(element.iterancestors("pre"), None) is not None})
     page.main_text, content_links = content.text, content.links
     page.headings = "\n".join(content.headings) or None
     page.code_spans = json.dumps(content.code_spans) if content.code_spans else None
     page.word_count = len(page.main_text.split())
     page.content_hash = hashlib.sha1(f"{page.title or ''}\n{page.main_text}".encode()).hexdigest()
     sentences = sentence_spans(page.main_text)
-    container = _common_ancestor([anchors[position][0] for position in content_links])
+    container = _common_ancestor([anchors[position][0] for position in [*content_links, *content.code_links]])
     for position, (element, target) in enumerate(anchors):
         rel = (element.get("rel") or "").lower().split()
         anchor = _text(element) or element.get("title") or _image_alt(element) or element.get("alt") or ""
@@ -87,6 +87,8 @@ def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, 
                 link.text_offset = offset  # else the extractor moved text into the link (an image link, say)
             start, end = sentence_at(page.main_text, offset, sentences)
             link.context = page.main_text[start:end]
+        elif position in content.code_links:
+            link.region = "content"  # a declaration's link to its type: the page's own, in no sentence
         elif container is not None and landmark(element, stop=container) == "other" and _inside(element, container):
             link.region = "content"  # in the body, in a block the extractor dropped (a list of links, say)
         page.links.append(link)
@@ -99,10 +101,12 @@ class MainContent:
     links: dict[int, tuple[str, int]]  # marked anchor -> (anchor text, offset in the text)
     headings: list[str]
     code_spans: list[tuple[int, int]]  # (start, end) in the text of each code block: no place for a link
+    code_links: set[int] = field(default_factory=set)  # marked anchors in a code block: content, in no sentence
 
 
-def main_content(root: HtmlElement) -> MainContent:
-    """Main text, where the marked anchors and the code blocks landed in it, and its headings."""
+def main_content(root: HtmlElement, preformatted: set[int] = frozenset()) -> MainContent:
+    """Main text, where the marked anchors and the code blocks landed in it, and its headings. preformatted: the
+    marked anchors that sit in a <pre> (code cross-references: they may be in a code block, see _code_blocks)."""
     document = trafilatura.bare_extraction(
         root, include_links=True, include_comments=False, include_tables=True, include_images=False, deduplicate=False,
         prune_xpath=NAVIGATION,
@@ -110,17 +114,19 @@ def main_content(root: HtmlElement) -> MainContent:
     if document is None or document.body is None:
         return MainContent("", {}, [], [])
     body = document.body
+    code_blocks = _code_blocks(body, preformatted)
+    in_code = {ref for code in code_blocks for ref in code.iter("ref")}  # a link in code has no place in the text
     for ref in body.iter("ref"):
-        index = (ref.get("target") or "").removeprefix(MARKER)
-        if index.isdigit():
-            _bracket_link(ref, index)
+        if ref not in in_code and _marked(ref) is not None:
+            _bracket_link(ref, str(_marked(ref)))
     etree.strip_tags(body, "ref")
-    code_blocks = _code_blocks(body)
     _unwrap(body, code_blocks)
     for code in code_blocks:
         _bracket_code(code)
     headings = [" ".join(_MARKED.sub(r"\2", "".join(head.itertext())).split()) for head in body.iter("head")]
-    return _strip_markers(xmltotxt(body, include_formatting=False), [heading for heading in headings if heading])
+    content = _strip_markers(xmltotxt(body, include_formatting=False), [heading for heading in headings if heading])
+    content.code_links = {_marked(ref) for ref in in_code} - {None}
+    return content
 
 
 def _unwrap(body: etree._Element, code_blocks: list[etree._Element]) -> None:
@@ -167,17 +173,26 @@ def _reading_order(element: etree._Element) -> list[tuple[etree._Element, str]]:
     return pieces
 
 
-def _code_blocks(body: etree._Element) -> list[etree._Element]:
+def _code_blocks(body: etree._Element, preformatted: set[int]) -> list[etree._Element]:
     """The extractor's <code> elements that are blocks (of <pre>): not inside another, either outside any
-    paragraph-like element or of several lines, and holding no link. A <code> in a sentence is inline (a command's
-    name, often linked), and one with links is no code: the extractor takes an embedded tweet for one."""
+    paragraph-like element or of several lines, and holding no link but links of a <pre> (preformatted: an API's
+    declaration links its types, "pub type c_short = i16;"). A <code> in a sentence is inline (a command's name, often
+    linked), and one with other links is no code: the extractor takes an embedded tweet for one."""
     blocks = []
     for code in body.iter("code"):
         text = "".join(code.itertext()).strip()
-        if (not any(parent.tag == "code" for parent in code.iterancestors()) and OPEN not in text
-                and (code.getparent().tag not in _INLINE_PARENTS or "\n" in text)):
+        holder = next(parent for parent in code.iterancestors() if parent.tag != "ref")  # a linked <code> is in its link
+        if (not any(parent.tag == "code" for parent in code.iterancestors())
+                and {_marked(ref) for ref in code.iter("ref")} - {None} <= preformatted
+                and (holder.tag not in _INLINE_PARENTS or "\n" in text)):
             blocks.append(code)
     return blocks
+
+
+def _marked(ref: etree._Element) -> int | None:
+    """The index of the marked anchor an extracted link stands for (parse_html), or None."""
+    index = (ref.get("target") or "").removeprefix(MARKER)
+    return int(index) if index.isdigit() else None
 
 
 def _strip_markers(marked: str, headings: list[str]) -> MainContent:

@@ -286,6 +286,22 @@ def test_code_blocks_are_marked_in_the_main_text_and_leave_it_as_it_was() -> Non
     assert parse(document()).code_spans is None
 
 
+def test_a_declaration_that_links_its_types_is_a_code_block() -> None:
+    """An API's declaration, a <pre> whose code links its types (rustdoc, javadoc), is code: no anchor comes from it,
+    and its links stay the page's content links, in no sentence. Inline code in a link, or with one, stays prose."""
+    page = parse(document(extra=(
+        "<pre class='rust item-decl'><code>pub type c_short = <a href='/i16/'>i16</a>;</code></pre>"
+        "<p>Read <code><a href='/fs/'>fs::Metadata</a></code> first, and the rest of this sentence with it.</p>"
+        "<p>A <a href='/vec/'><code>Vec</code></a> grows, as the rest of this sentence says at some length.</p>")))
+    assert [page.main_text[start:end] for start, end in json.loads(page.code_spans)] == ["pub type c_short = i16;"]
+    declared = link_to(page, "https://example.com/i16/")
+    assert (declared.region, declared.text_offset, declared.context) == ("content", None, None)
+    inline = link_to(page, "https://example.com/fs/")
+    assert inline.region == "content" and page.main_text[inline.text_offset:].startswith("fs::Metadata first, and the rest")
+    linked = link_to(page, "https://example.com/vec/")
+    assert linked.region == "content" and page.main_text[linked.text_offset:].startswith("Vec grows, as the rest")
+
+
 @pytest.mark.parametrize("wrapper, region", [
     ("<nav>{}</nav>", "nav"),
     ("<header>{}</header>", "header"),
