@@ -67,7 +67,8 @@ def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, 
     anchors = list(_anchors(root, base_url))
     for index, (element, _) in enumerate(anchors):
         element.set("href", f"{MARKER}{index}")
-    content = main_content(root, {index for index, (element, _) in enumerate(anchors) if next(element.iterancestors("pre"), None) is not None})
+    preformatted = {index for index, (element, _) in enumerate(anchors) if next(element.iterancestors("pre"), None) is not None}
+    content = main_content(root, preformatted)
     page.main_text, content_links = content.text, content.links
     page.headings = "\n".join(content.headings) or None
     page.code_spans = json.dumps(content.code_spans) if content.code_spans else None
@@ -117,8 +118,9 @@ def main_content(root: HtmlElement, preformatted: set[int] = frozenset()) -> Mai
     code_blocks = _code_blocks(body, preformatted)
     in_code = {ref for code in code_blocks for ref in code.iter("ref")}  # a link in code has no place in the text
     for ref in body.iter("ref"):
-        if ref not in in_code and _marked(ref) is not None:
-            _bracket_link(ref, str(_marked(ref)))
+        index = _marked(ref)
+        if ref not in in_code and index is not None:
+            _bracket_link(ref, str(index))
     etree.strip_tags(body, "ref")
     _unwrap(body, code_blocks)
     for code in code_blocks:
