@@ -40,6 +40,9 @@ STRIPPED_CHARS = 2000
 # page) it falls back to the whole body's text, menus and sidebars included: 96 of the 2,251 pages of Rust's std docs
 # began with their sidebar (BENCHMARKS.md, "Quality"). So it is pruned before either.
 NAVIGATION = ["//nav", "//*[@role='navigation']"]
+# A link into the page whose text is a glyph alone (the "#", "\u00b6" or "\u00a7" beside a heading, a footnote's
+# "\u21a9") is the page's chrome, not its text: left in, it ends the heading's line ("Debugger#") and the context shown.
+_GLYPH = re.compile(r"[^\w\s]{1,2}")
 _LANDMARK_TAGS = {"nav": "nav", "header": "header", "footer": "footer", "aside": "aside"}
 _LANDMARK_ROLES = {"navigation": "nav", "banner": "header", "contentinfo": "footer", "complementary": "aside"}
 _LANDMARK_WORDS = {
@@ -62,6 +65,9 @@ def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, 
     page.lang = _first_attr(root, "/html/@lang") or headers.get("content-language") or None
     page.published, page.modified = declared_dates(root)
     page.stripped_html = " ".join(etree.tostring(root, method="text", encoding="unicode").split())[:STRIPPED_CHARS]
+    for glyph in root.xpath("//a[starts-with(@href, '#')]"):
+        if _GLYPH.fullmatch(glyph.text_content().strip()):
+            glyph.drop_tree()  # its tail stays
     for code in root.xpath("//code[.//a][not(ancestor::pre)]"):
         code.drop_tag()  # trafilatura loses the rest of a paragraph after a link inside inline <code>
     anchors = list(_anchors(root, base_url))

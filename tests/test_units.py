@@ -106,8 +106,18 @@ def test_sentence_spans_are_offsets_into_the_text() -> None:
 
 
 def test_a_line_break_ends_a_sentence() -> None:
-    text = "Why it matters\nFirst line. Second line.\n\n- a list item\n- another item"
-    assert sentences(text) == ["Why it matters", "First line.", "Second line.", "- a list item", "- another item"]
+    text = "Why it matters\nFirst line. Second line.\n\nA list:\n- a list item\n  - a nested item"
+    assert sentences(text) == ["Why it matters", "First line.", "Second line.", "A list:", "a list item", "a nested item"]
+
+
+def test_a_list_item_s_sentence_leaves_out_its_marker() -> None:
+    """The extractor writes a list item as "- item" on a line of its own (indented as deep as its list): the marker
+    is no part of the item's sentence, which is the context a link or an anchor is shown in."""
+    text = "- Grind finer.\n  - Taste the cup. Then - and only then - pour.\n- A last item"
+    assert sentences(text) == ["Grind finer.", "Taste the cup.", "Then - and only then - pour.", "A last item"]
+    assert sentence_at(text, text.index("cup")) == (text.index("Taste"), text.index("Then") - 1)
+    assert sentence_at(text, text.index("A last")) == (text.index("A last"), len(text))
+    assert sentence_at(text, 0) == (0, 0)  # the marker itself is between sentences
 
 
 def test_closing_quotes_belong_to_the_sentence() -> None:
@@ -156,7 +166,7 @@ def test_sentence_at_crosses_no_line_break() -> None:
 
 def test_sentence_at_from_the_line_alone_is_sentence_at_from_all_spans() -> None:
     rng = random.Random(7)  # short texts of the characters that make and break boundaries, every offset
-    alphabet = ["a", "b", " ", ".", "!", "?", "\n", '"', "'", ")", "]", "\u201d", "\u2019", "\t", "\u00a0", "x."]
+    alphabet = ["a", "b", " ", ".", "!", "?", "\n", '"', "'", ")", "]", "\u201d", "\u2019", "\t", "\u00a0", "x.", "-", "\n- "]
     checked = 0
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
@@ -213,6 +223,16 @@ def test_main_text_leaves_out_landmarks() -> None:
     assert page.main_text.startswith("Brewing notes\nCoffee is a brewed drink")
     assert "Home" not in page.main_text and "Subscribe" not in page.main_text
     assert page.word_count == len(page.main_text.split())
+
+
+def test_a_permalink_glyph_is_no_part_of_the_text() -> None:
+    """The "#", "\u00b6" or "\u00a7" that links a heading to itself (Node.js, Sphinx, rustdoc) and a footnote's way
+    back are chrome: they would end the heading ("Debugger#") and the sentence a link or an anchor is shown in."""
+    page = parse(document(extra="<h2>Grind size<span><a class='mark' href='#grind'>#</a></span></h2>"
+                                "<p>Finer grounds extract faster<a href='#note'>\u00b6</a> than coarse ones, "
+                                "as <a href='#grind'>the section above</a> says.<a href='#ref-1'>\u21a9\ufe0e</a></p>"))
+    assert "\nGrind size\nFiner grounds extract faster than coarse ones, as the section above says.\n" in page.main_text + "\n"
+    assert page.headings.splitlines()[-1] == "Grind size"
 
 
 def test_a_short_page_leaves_out_its_navigation_too() -> None:
