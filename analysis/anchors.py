@@ -42,7 +42,7 @@ import numpy as np
 from analysis.index import THREADS, Keywords
 from analysis.load import Corpus, among, distinct, run_items
 from analysis.memory import return_freed_memory
-from analysis.phrases import MAX_WORDS, Phrases, phrases_of
+from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, phrases_of
 from analysis.windows import choose, find_matches, names_held, runs_held, strong_windows
 from analysis.words import WORD, run_hashes, stem
 from linkspider.sentences import sentence_at
@@ -295,8 +295,10 @@ class AnchorFinder:
             found = _said_at(name.pattern, text)
             said[row] = found is not None
             if (said[row] and len(text) == self.corpus.texts.length(source)  # lowering kept every offset
-                    and len(name.words) <= MAX_WORDS and names[at] in self._page_names and self._open(source, *found)):
-                names_at[row] = found
+                    and len(name.words) <= MAX_WORDS and names[at] in self._page_names):
+                span = _balanced(text, *found)
+                if span is not None and self._open(source, *span):
+                    names_at[row] = span
         return said, names_at
 
     def _names(self, names: list[str]) -> list[_Name]:
@@ -487,6 +489,27 @@ def _said_at(pattern: re.Pattern[str], text: str) -> tuple[int, int] | None:
         if not _GOES_BACK.search(text, max(0, start - 2), start) and not _GOES_ON.match(text, end):
             return start, end
     return None
+
+
+def _balanced(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The span of a name written out, with its brackets closed: a name is matched up to its last word ("WebAssembly
+    System Interface (WASI"), so the anchor takes the brackets the text closes right after it, and ends before one it
+    does not ("(WASI is not stable)"); None where fewer than MIN_WORDS words are left."""
+    opened: list[tuple[int, str]] = []  # (where, its closing bracket), innermost last
+    for at in range(start, end):
+        if text[at] in _BRACKETS:
+            opened.append((at, _BRACKETS[text[at]]))
+        elif opened and text[at] == opened[-1][1]:
+            opened.pop()
+    while opened and text.startswith(opened[-1][1], end):
+        end += 1
+        opened.pop()
+    if opened:
+        end = start + len(text[start:opened[0][0]].rstrip())
+    return (start, end) if len(_words(text[start:end])) >= MIN_WORDS else None
+
+
+_BRACKETS = {"(": ")", "[": "]", "{": "}"}
 
 
 def _joined(parts: list[tuple[np.ndarray, list[str]]]) -> tuple[np.ndarray, list[str]]:

@@ -976,6 +976,21 @@ def test_a_source_that_writes_out_the_targets_name_takes_it_as_the_anchor(site: 
     assert in_link.text != "Compiler Ambitions for 2022" and "Using OCR to fix a hilarious bug" not in long_name.text
 
 
+def test_a_name_written_out_closes_the_bracket_it_opens(site: Site) -> None:
+    """A name that ends inside brackets ("... (WASI)") is matched up to its last word: the anchor takes the closing
+    bracket too, or, where the text goes on inside the brackets, ends before them: no anchor leaves one open."""
+    corpus, finder = filler_site(site, "deploys, queues and workers", [
+        ("/wasi/", "WebAssembly System Interface (WASI)", "The interface gives WebAssembly modules a portable system."),
+        ("/cites/", "Flags", "Enable the experimental WebAssembly System Interface (WASI) support with this flag."),
+        ("/plain/", "Notes", "Support for the WebAssembly System Interface (WASI is not stable) came later."),
+    ])
+    target, cites, plain = (corpus.urls.index(url(path)) for path in ("/wasi/", "/cites/", "/plain/"))
+    [cited, *_], [unclosed, *_] = finder.anchors(cites, target), finder.anchors(plain, target)
+    assert cited.text == "WebAssembly System Interface (WASI)"
+    assert corpus.texts[cites][cited.offset:cited.offset + len(cited.text)] == cited.text
+    assert unclosed.text == "WebAssembly System Interface"
+
+
 def test_the_window_scan_resumes_where_it_stopped_to_grow_its_arrays(site: Site) -> None:
     """strong_windows scans into arrays of WINDOWS_AT_FIRST windows and stops to grow them when the next seed's might
     not fit: a block of many copies of one pair finds more windows than that, and the same ones for every copy."""
