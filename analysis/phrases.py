@@ -30,7 +30,7 @@ class Phrases:
 
     ids: np.ndarray  # term id per word (STOP for stop words)
     starts: np.ndarray  # character offsets in the word's own page
-    ends: np.ndarray
+    ends: np.ndarray  # where an anchor that ends on the word ends: before a possessive's 's ("Rust 2018", not "Rust 2018's")
     order: np.ndarray  # the words sorted by their (page, term) key (run_keys): where each term occurs on each page
     runs: np.ndarray  # where the words of each distinct key start in that order, then the number of words
     run_keys: np.ndarray  # the distinct keys (page * (terms + 1) + term + 1: the page's place among these), sorted
@@ -68,7 +68,7 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int]) -> Phrases:
     run_keys = keys[runs[:-1]]
     own_title = np.empty(count, dtype=bool)
     own_title[order] = np.repeat(_own_title_words(corpus, keywords, pages, run_keys, terms), np.diff(runs))
-    return Phrases(ids, tokens.starts, tokens.ends, order, runs, run_keys, valid,
+    return Phrases(ids, tokens.starts, tokens.ends - 2 * tokens.possessive, order, runs, run_keys, valid,
                    content_before, own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before, previous_same, terms)
 
 

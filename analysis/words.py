@@ -71,6 +71,7 @@ class Tokens:
     ends: np.ndarray  # int32
     joined: np.ndarray  # bool: to the next word
     dotted: np.ndarray  # bool: joined to the next word by a dot (or a colon between digits)
+    possessive: np.ndarray  # bool: the word ends in 's ("Rust's", "team's"): an anchor that ends on it ends before that
     counts: np.ndarray  # words per text
 
     def select(self, texts: np.ndarray | list[int]) -> Tokens:
@@ -78,7 +79,8 @@ class Tokens:
         counts = self.counts[texts]
         first = (np.cumsum(self.counts) - self.counts)[texts]
         words = np.arange(counts.sum()) + np.repeat(first - (np.cumsum(counts) - counts), counts)
-        return Tokens(self.ids[words], self.starts[words], self.ends[words], self.joined[words], self.dotted[words], counts)
+        return Tokens(self.ids[words], self.starts[words], self.ends[words], self.joined[words], self.dotted[words],
+                      self.possessive[words], counts)
 
 
 class TokenFile:
@@ -86,7 +88,7 @@ class TokenFile:
     time: the anchor search takes the words the keyword fit split (splitting them again was 15% of its threads' time)
     at 13 bytes a word on disk, none in memory (5.9 GB at 1,000,000 synthetic pages; BENCHMARKS.md, "Analysis")."""
 
-    RECORD = np.dtype([("id", "<i4"), ("start", "<i4"), ("end", "<i4"), ("flags", "u1")])  # flags: joined 1, dotted 2
+    RECORD = np.dtype([("id", "<i4"), ("start", "<i4"), ("end", "<i4"), ("flags", "u1")])  # flags: joined 1, dotted 2, possessive 4
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(buffering=0)  # unbuffered: what is written is there for os.pread
@@ -98,7 +100,7 @@ class TokenFile:
         tokens = tokens.select(texts)
         records = np.empty(len(tokens.ids), self.RECORD)
         records["id"], records["start"], records["end"] = tokens.ids, tokens.starts, tokens.ends
-        records["flags"] = tokens.joined | (tokens.dotted << 1)
+        records["flags"] = tokens.joined | (tokens.dotted << 1) | (tokens.possessive << 2)
         write_all(self._file, records.view(np.uint8))
         self._counts.append(tokens.counts)
 
@@ -119,7 +121,7 @@ class TokenFile:
         records = np.frombuffer(b"".join(parts), self.RECORD)
         flags = records["flags"]
         tokens = Tokens(records["id"].copy(), records["start"].copy(), records["end"].copy(), (flags & 1) > 0, (flags & 2) > 0,
-                        np.diff(self._word_starts)[texts])
+                        (flags & 4) > 0, np.diff(self._word_starts)[texts])
         return tokens if np.array_equal(texts, asked) else tokens.select(np.searchsorted(texts, asked))
 
 
@@ -195,11 +197,12 @@ class Vocabulary:
         ratio = next_to & (between == ord(":")) & _is_digit(codes[ends[:-1] - 1]) & _is_digit(codes[starts[1:]])  # "1:16"
         joined = next_to & _among(between, PHRASE_JOINERS) | ratio
         dotted = joined & (between == ord(".")) | ratio
+        possessive = (ends - starts > 2) & _among(codes[ends - 2], "'\u2019") & ((codes[ends - 1] | 0x20) == ord("s"))
         keys = _pack(codes, starts, ends)
         ids, unknown = self._known(keys, np.arange(len(keys)))
         tokens = Tokens(ids=ids, starts=(starts - text_starts[text_of]).astype(np.int32),
                         ends=(ends - text_starts[text_of]).astype(np.int32), joined=np.append(joined, False),
-                        dotted=np.append(dotted, False), counts=np.bincount(text_of, minlength=len(texts)))
+                        dotted=np.append(dotted, False), possessive=possessive, counts=np.bincount(text_of, minlength=len(texts)))
         return Split(tokens, text, starts, ends, keys, unknown)
 
     def identify(self, split: Split) -> Tokens:

@@ -976,6 +976,16 @@ def test_a_source_that_writes_out_the_targets_name_takes_it_as_the_anchor(site: 
     assert in_link.text != "Compiler Ambitions for 2022" and "Using OCR to fix a hilarious bug" not in long_name.text
 
 
+def test_an_anchor_that_ends_on_a_possessive_ends_before_its_s(site: Site) -> None:
+    """"the Zephyr edition's lints": the anchor names the edition, "Zephyr edition", not "Zephyr edition's"."""
+    corpus, finder = filler_site(site, "deploys, queues and workers", [
+        ("/edition/", "Zephyr Edition", "The edition changes the module system."),
+        ("/source/", "Plans", "Plans for the Zephyr edition\u2019s lints came late."),
+    ])
+    [anchor, *_] = finder.anchors(corpus.urls.index(url("/source/")), corpus.urls.index(url("/edition/")))
+    assert (anchor.text, anchor.source) == ("Zephyr edition", "text")
+
+
 def test_a_name_written_out_closes_the_bracket_it_opens(site: Site) -> None:
     """A name that ends inside brackets ("... (WASI)") is matched up to its last word: the anchor takes the closing
     bracket too, or, where the text goes on inside the brackets, ends before them: no anchor leaves one open."""
@@ -1420,8 +1430,9 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
     """tokenize classifies code points in a compiled loop instead of running the regex for the spans: the same words
     anywhere."""
     rng = np.random.default_rng(7)
-    alphabet = list("ab Z09_'\u2019--../ ,!?:\n\t") + ["\u00e9", "\u00df", "\u4e2d", "\u0663", "\U0001f600", "\u00a0", "\u2013"]
-    texts = ["", "don't well-known a--b x'-y 'quoted' -dash- Rust 1.51 CI/CD", "\u00e9t\u00e9-\u00e0 na\u00efve\u2019s"]
+    alphabet = list("absS Z09_'\u2019--../ ,!?:\n\t") + ["\u00e9", "\u00df", "\u4e2d", "\u0663", "\U0001f600", "\u00a0", "\u2013"]
+    texts = ["", "don't well-known a--b x'-y 'quoted' -dash- Rust 1.51 CI/CD", "\u00e9t\u00e9-\u00e0 na\u00efve\u2019s",
+             "Rust's team\u2019S it's s'-s x's-y"]
     texts += ["".join(rng.choice(alphabet, int(rng.integers(0, 60)))) for _ in range(300)]
     vocabulary = Vocabulary()
     tokens = vocabulary.tokenize(texts)
@@ -1438,6 +1449,8 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
         assert tokens.joined[at:at + count].tolist() == [
             (gap in PHRASE_JOINERS and len(gap) == 1) or ratio for gap, ratio in zip(gaps, ratios)] + [False] * bool(count)
         assert tokens.dotted[at:at + count].tolist() == [gap == "." or ratio for gap, ratio in zip(gaps, ratios)] + [False] * bool(count)
+        assert tokens.possessive[at:at + count].tolist() == [
+            end - start > 2 and text[end - 2] in "'\u2019" and text[end - 1] in "sS" for start, end in spans]
         at += count
 
 
