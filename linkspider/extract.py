@@ -40,9 +40,11 @@ STRIPPED_CHARS = 2000
 # page) it falls back to the whole body's text, menus and sidebars included: 96 of the 2,251 pages of Rust's std docs
 # began with their sidebar (BENCHMARKS.md, "Quality"). So it is pruned before either.
 NAVIGATION = ["//nav", "//*[@role='navigation']"]
-# A link into the page whose text is a glyph alone (the "#", "\u00b6" or "\u00a7" beside a heading, a footnote's
-# "\u21a9") is the page's chrome, not its text: left in, it ends the heading's line ("Debugger#") and the context shown.
-_GLYPH = re.compile(r"[^\w\s]{1,2}")
+# A link into the page whose text is a permalink or back-link glyph alone is the page's chrome, not its text: left in,
+# it ends the heading's line ("Debugger#") and the context shown. The glyphs site generators use for it: "#" (Node.js,
+# Hugo), "\u00b6" (Sphinx), "\u00a7" (rustdoc), "\u21a9" (footnotes), "\u2191", "\U0001f517", "\u2693"; not any symbol:
+# mdBook's heading "?" (the operator) links to itself too.
+_GLYPH = re.compile("[#\u00b6\u00a7\u21a9\u2191\U0001f517\u2693][\ufe0e\ufe0f]?")
 _LANDMARK_TAGS = {"nav": "nav", "header": "header", "footer": "footer", "aside": "aside"}
 _LANDMARK_ROLES = {"navigation": "nav", "banner": "header", "contentinfo": "footer", "complementary": "aside"}
 _LANDMARK_WORDS = {

@@ -230,9 +230,11 @@ def test_a_permalink_glyph_is_no_part_of_the_text() -> None:
     back are chrome: they would end the heading ("Debugger#") and the sentence a link or an anchor is shown in."""
     page = parse(document(extra="<h2>Grind size<span><a class='mark' href='#grind'>#</a></span></h2>"
                                 "<p>Finer grounds extract faster<a href='#note'>\u00b6</a> than coarse ones, "
-                                "as <a href='#grind'>the section above</a> says.<a href='#ref-1'>\u21a9\ufe0e</a></p>"))
-    assert "\nGrind size\nFiner grounds extract faster than coarse ones, as the section above says.\n" in page.main_text + "\n"
-    assert page.headings.splitlines()[-1] == "Grind size"
+                                "as <a href='#grind'>the section above</a> says.<a href='#ref-1'>\u21a9\ufe0e</a></p>"
+                                "<h2><a class='header' href='#try'>?</a></h2><p>The operator <a href='#try'>?</a> returns early.</p>"))
+    assert "\nGrind size\nFiner grounds extract faster than coarse ones, as the section above says.\n" in page.main_text
+    assert page.headings.splitlines()[-2:] == ["Grind size", "?"]  # a heading that is a symbol (mdBook's) stays
+    assert page.main_text.endswith("\n?\nThe operator ? returns early.")
 
 
 def test_a_short_page_leaves_out_its_navigation_too() -> None:
