@@ -22,12 +22,14 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
 
 from analysis import anchors, index, memory, pipeline, score
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, short_title
+from analysis.backtest import HiddenLink, hidden_links
 from analysis.candidates import Candidate, Candidates, cosines, find_candidates, same_texts
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
 from analysis.index import Keywords, nearest
@@ -1623,3 +1625,19 @@ def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() 
     assert chosen == expected
     assert found.best.tolist() == [max((value for _, _, value in expected[owner]), default=0.0) for owner in range(300)]
     assert sum(map(len, chosen.values())) > 300  # pairs with two or three anchors, not only one
+
+
+def test_a_backtest_round_hides_a_link_whatever_the_others_and_the_port() -> None:
+    """Which links a round hides depends on each link alone: a re-crawl (another port) that gains one editorial link
+    and loses another hides the same others, so that two crawls' figures compare."""
+    def links(port: int, paths: range) -> list[HiddenLink]:
+        return [HiddenLink(f"http://127.0.0.1:{port}/p{n}/", f"http://127.0.0.1:{port}/t{n}/",
+                           f"http://127.0.0.1:{port}/t{n}/", "anchor") for n in paths]
+
+    def hidden(port: int, paths: range, seed: int) -> set[str]:
+        return {urlsplit(link.source).path for link in hidden_links(links(port, paths), 0.2, seed)}
+
+    first = hidden(8000, range(100), 1)
+    assert len(first) == 20 and first == hidden(9000, range(100), 1)
+    assert len(first ^ hidden(9000, range(1, 101), 1)) <= 2  # one link out, one in: at most one hidden changes
+    assert first != hidden(8000, range(100), 2)
