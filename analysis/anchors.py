@@ -491,6 +491,9 @@ def _said_at(pattern: re.Pattern[str], text: str) -> tuple[int, int] | None:
     return None
 
 
+_BRACKETS = {"(": ")", "[": "]", "{": "}"}
+
+
 def _balanced(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The span of a name written out, with its brackets closed: a name is matched up to its last word ("WebAssembly
     System Interface (WASI"), so the anchor takes the brackets the text closes right after it, and ends before one it
@@ -507,9 +510,6 @@ def _balanced(text: str, start: int, end: int) -> tuple[int, int] | None:
     if opened:
         end = start + len(text[start:opened[0][0]].rstrip())
     return (start, end) if len(_words(text[start:end])) >= MIN_WORDS else None
-
-
-_BRACKETS = {"(": ")", "[": "]", "{": "}"}
 
 
 def _joined(parts: list[tuple[np.ndarray, list[str]]]) -> tuple[np.ndarray, list[str]]:

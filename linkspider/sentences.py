@@ -56,8 +56,9 @@ def sentence_at(text: str, offset: int, spans: list[tuple[int, int]] | None = No
     """(start, end) of the sentence that holds the character at offset, or (offset, offset) between sentences.
 
     With spans (sentence_spans of text, for many offsets of one text), a binary search. Without, a scan
-    from the line before offset's line: a boundary is made of closing marks and white space only, so a
-    scan that starts just after any other character is where a scan from the start would be, and the
+    from the line before offset's line: a boundary is made of closing marks and white space, ending with
+    the list marker of the line it leads to if any, so a scan that starts just after any other character
+    (a marker's dash included) is where a scan from the start would be, and the
     last such character before the line break that precedes offset is one (the sentence holding
     offset starts after that break).
     """
