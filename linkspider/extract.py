@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -26,6 +27,10 @@ from linkspider.sentences import sentence_at, sentence_spans
 from linkspider.urls import is_http_url, normalize_url
 
 MARKER = "http://linkspider.invalid/"
+# trafilatura warns of markup it finds odd ("missing link attribute", "empty link: {'target':
+# 'http://linkspider.invalid/33'}"): the site's HTML, not the crawl, with our marker for the page's URL. In the crawl's
+# log it reads as an error of the crawl, so only its errors are shown.
+logging.getLogger("trafilatura").setLevel(logging.ERROR)
 # Content links are bracketed in the extracted text as OPEN index SEP anchor CLOSE, and code blocks
 # as OPEN CODE SEP code CLOSE: printable characters (the extractor drops unprintable ones) in a
 # pattern that prose does not contain.

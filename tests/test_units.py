@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import random
 from pathlib import Path
 
@@ -235,6 +236,16 @@ def test_a_permalink_glyph_is_no_part_of_the_text() -> None:
     assert "\nGrind size\nFiner grounds extract faster than coarse ones, as the section above says.\n" in page.main_text
     assert page.headings.splitlines()[-2:] == ["Grind size", "?"]  # a heading that is a symbol (mdBook's) stays
     assert page.main_text.endswith("\n?\nThe operator ? returns early.")
+
+
+def test_the_extractor_s_complaints_about_markup_are_not_the_crawl_s(caplog: pytest.LogCaptureFixture) -> None:
+    """trafilatura logs a warning for an empty link, naming the marker URL it was given in place of the page's own: a
+    user would read "empty link: http://linkspider.invalid/1" in the crawl's log as an error of the crawl."""
+    with caplog.at_level(logging.WARNING):
+        page = parse(document(extra="<p>See the <a href='/beans/'></a> list, or <a>this one</a>, of the origins we roast "
+                                    "each week, with the notes of our tasting panel.</p>"))
+    assert "origins we roast" in page.main_text
+    assert not [record for record in caplog.records if record.levelno >= logging.WARNING], caplog.text
 
 
 def test_a_short_page_leaves_out_its_navigation_too() -> None:
