@@ -6,8 +6,9 @@ pipeline.mentioned_pairs); each gets both similarities.
 A pair already linked from the source's main content is dropped; one linked only from nav, footer
 or sidebars stays (that is not an editorial link) and is flagged. A listing page (load.py) is no
 source: its text is generated, a list of other pages, with no sentence an editor could link from.
-Pairs below the threshold are unrelated, unless the source mentions the target: an editor links a
-mention whatever the rest of the page is about. Pairs above the upper bound are near-duplicates,
+Pairs below the threshold are unrelated, unless the source mentions the target (an editor links a
+mention whatever the rest of the page is about) or the target is one of the source's CLOSEST_BY_WORDS
+nearest pages by words: the model reads a page's first 256 tokens, the keywords all of it. Pairs above the upper bound are near-duplicates,
 reported as cannibalisation instead of suggested. Both bounds apply to the embedding similarity. Two pages
 whose main texts are the same are duplicates whatever their titles make of that similarity (a print version, a book's
 index page that repeats its first chapter, a type re-exported under two paths: 0.83 for Rust's `ffi::c_int` and
@@ -30,6 +31,7 @@ from analysis.load import Corpus, Pair, among, distinct, pair_codes
 Neighbours = tuple[np.ndarray, np.ndarray]  # (similarities, indices), one row per page
 PAIRS_AT_ONCE = 65_536  # pairs a step of the similarities, THREADS steps at once
 LENGTHS_AT_ONCE = 1 << 20  # pairs whose texts' lengths are compared at once (same_texts)
+CLOSEST_BY_WORDS = 4  # a source's nearest pages by words that are candidates whatever their embedding similarity
 
 
 @dataclass
@@ -72,11 +74,14 @@ class Candidates:
         return (Candidate(*row) for row in zip(*columns))
 
 
-def neighbour_codes(neighbours: np.ndarray, pages: int) -> np.ndarray:
-    """Each row's neighbours (row i: page i's) as pair codes, without the page itself and missing (-1) entries."""
-    sources, targets = np.repeat(np.arange(len(neighbours), dtype=np.int64), neighbours.shape[1]), neighbours.ravel()
-    keep = (targets >= 0) & (targets != sources)
-    return sources[keep] * pages + targets[keep]
+def neighbour_codes(neighbours: np.ndarray, pages: int, first: int | None = None) -> np.ndarray:
+    """Each row's neighbours (row i: page i's) as pair codes, without the page itself and missing (-1) entries; with
+    first, only each row's first that many of them."""
+    sources = np.arange(len(neighbours), dtype=np.int64)[:, None]
+    keep = (neighbours >= 0) & (neighbours != sources)
+    if first is not None:
+        keep &= np.cumsum(keep, axis=1) <= first
+    return np.broadcast_to(sources, neighbours.shape)[keep] * pages + neighbours[keep]
 
 
 def cosines(vectors: np.ndarray, pairs: np.ndarray) -> np.ndarray:
@@ -117,7 +122,7 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     pairs = distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentions]))
     similarity = cosines(vectors, pairs)
     mentioned = among(pairs, mentions)
-    related = (similarity >= threshold) | mentioned
+    related = (similarity >= threshold) | mentioned | among(pairs, distinct(neighbour_codes(by_words[1], pages, CLOSEST_BY_WORDS)))
     duplicate = (related & (similarity > max_similarity)) | same_texts(corpus, pairs)
     keep = related & ~duplicate
     del related

@@ -21,7 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=DEFAULT_MODEL, metavar="NAME_OR_PATH",
                         help=f"sentence-transformers model name or local path (default: {DEFAULT_MODEL}, shipped offline)")
     parser.add_argument("--threshold", type=float, metavar="F",
-                        help="lowest similarity worth suggesting (default: the site's calibrated value, else the "
+                        help="lowest similarity worth suggesting, but for a mention or one of the source's 4 nearest pages by "
+                             "words (default: the site's calibrated value, else the "
                              "model's: 0.35 for all-MiniLM-L6-v2, 0.55 for BAAI/bge-small-en-v1.5, 0.5 for others)")
     parser.add_argument("--max-similarity", type=float, default=0.9, metavar="F",
                         help="pairs above this are near-duplicates, reported as cannibalisation, as are pages with "

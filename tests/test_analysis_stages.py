@@ -333,12 +333,13 @@ def candidates_of(five: tuple[Corpus, Keywords], threshold: float, max_similarit
                   excluded: set[tuple[int, int]] = frozenset(), mentions: set[tuple[int, int]] = frozenset(),
                   by_meaning: Neighbours | None = None, by_words: Neighbours | None = None
                   ) -> tuple[Candidates, list[tuple[int, int, float]]]:
-    """find_candidates on the five pages, every page a neighbour of every other unless neighbours are given."""
+    """find_candidates on the five pages, every page a neighbour of every other by meaning and none by words (a source's
+    nearest by words are candidates below the threshold) unless neighbours are given."""
     corpus, keywords = five
     arguments = {
         "corpus": corpus, "vectors": VECTORS, "keywords": keywords, "threshold": threshold, "max_similarity": max_similarity,
         "excluded": excluded, "by_meaning": nearest(VECTORS, 10) if by_meaning is None else by_meaning,
-        "by_words": keywords.nearest(10) if by_words is None else by_words,
+        "by_words": (np.zeros((5, 0), dtype=np.float32), np.zeros((5, 0), dtype=np.int64)) if by_words is None else by_words,
     }
     if "mentions" in inspect.signature(find_candidates).parameters:  # pairs where the source names the target
         arguments["mentions"] = pair_codes(set(mentions), len(corpus))
@@ -417,6 +418,25 @@ def test_neighbour_rows_of_some_pages_give_those_pages_pairs(five: tuple[Corpus,
     none = (np.zeros((0, 0), dtype=np.float32), np.zeros((0, 0), dtype=np.int64))
     candidates, cannibalised = candidates_of(five, 0.5, 0.9, by_meaning=first_two, by_words=none)
     assert found(candidates) == {(1, 0, False), (1, 2, False)}  # (0, 1) is content-linked
+    assert [(a, b) for a, b, _ in cannibalised] == [(0, 2)]
+
+
+def test_a_source_s_nearest_pages_by_words_are_candidates_below_the_threshold(five: tuple[Corpus, Keywords],
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model reads a page's first 256 tokens, the keywords all of it: a target among the source's CLOSEST_BY_WORDS
+    nearest pages by words (itself and missing entries aside) is a candidate whatever its embedding similarity, one
+    further down the list is not, and a linked pair or a near-duplicate is not either."""
+    monkeypatch.setattr("analysis.candidates.CLOSEST_BY_WORDS", 2)
+    only_self = (np.zeros((5, 1), dtype=np.float32), np.arange(5).reshape(5, 1))
+    by_words = (np.zeros((5, 5), dtype=np.float32), np.array([
+        [0, 1, 2, 3, 4],  # (0,1) content-linked, (0,2) a near-duplicate (0.96), (0,3) past the first two
+        [1, -1, -1, -1, -1],
+        [2, -1, -1, -1, -1],
+        [3, 0, 1, 2, 4],  # (3,0) and (3,1): similarity 0; (3,2) past the first two; (3,4) 0.6, template-linked
+        [2, 4, 3, 0, 1],  # itself in second place: (4,2) and (4,3)
+    ]))
+    candidates, cannibalised = candidates_of(five, 0.5, 0.9, by_meaning=only_self, by_words=by_words)
+    assert found(candidates) == {(3, 0, False), (3, 1, False), (3, 4, True), (4, 2, False), (4, 3, False)}
     assert [(a, b) for a, b, _ in cannibalised] == [(0, 2)]
 
 
