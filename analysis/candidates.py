@@ -8,10 +8,11 @@ or sidebars stays (that is not an editorial link) and is flagged. A listing page
 source: its text is generated, a list of other pages, with no sentence an editor could link from.
 Pairs below the threshold are unrelated, unless the source mentions the target (an editor links a
 mention whatever the rest of the page is about) or the target is one of the source's CLOSEST_BY_WORDS
-nearest pages by words: the model reads a page's first 256 tokens, the keywords all of it. Pairs above the upper bound are near-duplicates,
-reported as cannibalisation instead of suggested. Both bounds apply to the embedding similarity. Two pages
-whose main texts are the same are duplicates whatever their titles make of that similarity (a print version, a book's
-index page that repeats its first chapter, a type re-exported under two paths: 0.83 for Rust's `ffi::c_int` and
+nearest pages by words (the model reads a page's first 256 tokens, the keywords all of it). Pairs
+above the upper bound are near-duplicates, reported as cannibalisation instead of suggested. Both
+bounds apply to the embedding similarity. Two pages whose main texts are the same are duplicates
+whatever their titles make of that similarity (a print version, a book's index page that repeats its
+first chapter, a type re-exported under two paths: 0.83 for Rust's `ffi::c_int` and
 `os::raw::c_int`), and are reported the same way.
 
 Pairs travel as arrays (a large site has millions); a pair is coded as source * pages + target.
@@ -122,7 +123,8 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     pairs = distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentions]))
     similarity = cosines(vectors, pairs)
     mentioned = among(pairs, mentions)
-    related = (similarity >= threshold) | mentioned | among(pairs, distinct(neighbour_codes(by_words[1], pages, CLOSEST_BY_WORDS)))
+    closest_by_words = distinct(neighbour_codes(by_words[1], pages, CLOSEST_BY_WORDS))
+    related = (similarity >= threshold) | mentioned | among(pairs, closest_by_words)
     duplicate = (related & (similarity > max_similarity)) | same_texts(corpus, pairs)
     keep = related & ~duplicate
     del related

@@ -239,8 +239,9 @@ def test_a_permalink_glyph_is_no_part_of_the_text() -> None:
 
 
 def test_the_extractor_s_complaints_about_markup_are_not_the_crawl_s(caplog: pytest.LogCaptureFixture) -> None:
-    """trafilatura logs a warning for an empty link, naming the marker URL it was given in place of the page's own: a
-    user would read "empty link: http://linkspider.invalid/1" in the crawl's log as an error of the crawl."""
+    """trafilatura logs a warning for a link with no text or no address ("empty link: {'target':
+    'http://linkspider.invalid/1'}", "missing link attribute"): about the site's markup, naming the marker URL it was
+    given for the page's own, it would read in the crawl's log as an error of the crawl."""
     with caplog.at_level(logging.WARNING):
         page = parse(document(extra="<p>See the <a href='/beans/'></a> list, or <a>this one</a>, of the origins we roast "
                                     "each week, with the notes of our tasting panel.</p>"))
