@@ -1,7 +1,8 @@
 """Backtest: hide some of the site's own editorial links, analyse as if they did not exist, count what comes back.
 
 An editorial link sits in a sentence of a page's main content, between two candidate pages; links
-repeated from many pages (boilerplate) and code cross-references (`Vec::push`) are not editorial.
+repeated from many pages (boilerplate), code cross-references (`Vec::push`) and links between two copies
+of one page are not editorial.
 Hidden links keep their anchor text in the page, as after an editor removed the link. The same
 hidden links are scored for the engine and two baselines:
 
@@ -24,6 +25,7 @@ import numpy as np
 import sqlite_utils
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from analysis.candidates import same_texts
 from analysis.embed import embed_pages
 from analysis.load import Corpus, load_corpus, resolver
 from analysis.pipeline import Options, propose
@@ -63,7 +65,10 @@ class Score:
 
 
 def editorial_links(db: sqlite_utils.Database, corpus: Corpus) -> list[HiddenLink]:
-    """One link per (source, target) pair that an editor wrote into a sentence of the main content."""
+    """One link per (source, target) pair that an editor wrote into a sentence of the main content, but between two
+    copies of one page (the same main text: a type re-exported under two paths, a print version): to the engine those
+    are one page, cannibalisation and never a suggestion (candidates.find_candidates); they want a canonical, not a
+    link, so no method is scored on them."""
     resolve, index = resolver(db), corpus.index
     rows = list(db.execute(
         "SELECT links.source, links.target, links.anchor, links.context FROM links JOIN pages ON pages.url = links.source "
@@ -82,7 +87,8 @@ def editorial_links(db: sqlite_utils.Database, corpus: Corpus) -> list[HiddenLin
         if repeated[resolved, context] > 2 or by_anchor[resolved, anchor.lower()] > boilerplate or CODE_LIKE.search(anchor):
             continue
         links[source, resolved] = HiddenLink(source, target, resolved, anchor)
-    return list(links.values())
+    pairs = np.array([index[source] * len(corpus) + index[resolved] for source, resolved in links], dtype=np.int64)
+    return [link for link, copies in zip(links.values(), same_texts(corpus, pairs)) if not copies]
 
 
 def hidden_links(links: list[HiddenLink], share: float, seed: int) -> list[HiddenLink]:

@@ -29,7 +29,7 @@ import pytest
 
 from analysis import anchors, index, memory, pipeline, score
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, short_title
-from analysis.backtest import HiddenLink, hidden_links
+from analysis.backtest import HiddenLink, editorial_links, hidden_links
 from analysis.candidates import Candidate, Candidates, cosines, find_candidates, same_texts
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
 from analysis.index import Keywords, nearest
@@ -125,14 +125,16 @@ class Site:
     def post(self, path: str, slug: str, **kwargs: object) -> str:
         return self.page(path, prose(slug).title, prose(slug).text, **kwargs)
 
-    def link(self, source: str, target: str, anchor: str, region: str = "content", offset: int | None = None) -> None:
+    def link(self, source: str, target: str, anchor: str, region: str = "content", offset: int | None = None,
+             context: str | None = None) -> None:
+        """A link; one from the content has its anchor for its sentence unless a context is given."""
         source, target = url(source), url(target)
         if region == "content" and offset is None:
             offset = self.texts[source].index(anchor)
         self.positions[source] += 1
         self.db["links"].insert({
             "source": source, "target": target, "anchor": anchor, "region": region,
-            "context": anchor if region == "content" else None, "text_offset": offset if region == "content" else None,
+            "context": (context or anchor) if region == "content" else None, "text_offset": offset if region == "content" else None,
             "position": self.positions[source], "nofollow": 0, "external": int(not target.startswith(BASE + "/")),
         })
 
@@ -1645,6 +1647,18 @@ def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() 
     assert chosen == expected
     assert found.best.tolist() == [max((value for _, _, value in expected[owner]), default=0.0) for owner in range(300)]
     assert sum(map(len, chosen.values())) > 300  # pairs with two or three anchors, not only one
+
+
+def test_a_link_between_two_copies_of_one_page_is_no_editorial_link(site: Site) -> None:
+    """Two pages with the same main text (a type re-exported under two paths) are one page to the engine, never a
+    suggestion; the backtest hides no link between them, nor scores any method on one."""
+    text = " ".join(["A set keeps its items sorted, and retain keeps only the items a predicate accepts."] * 6)
+    for path, title in (("/set/", "BTreeSet"), ("/reexported/set/", "BTreeSet"), ("/map/", "BTreeMap")):
+        site.page(path, title, text if title == "BTreeSet" else f"{text} A map sorts its keys.")
+    sentence = "A set keeps its items sorted, and retain keeps only the items a predicate accepts."
+    site.link("/set/", "/reexported/set/", "retain", context=sentence)
+    site.link("/set/", "/map/", "items sorted", context=sentence)
+    assert [(link.source, link.resolved) for link in editorial_links(site.db, site.corpus())] == [(url("/set/"), url("/map/"))]
 
 
 def test_a_backtest_round_hides_a_link_whatever_the_others_and_the_port() -> None:
