@@ -1652,10 +1652,10 @@ def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() 
 def test_a_link_between_two_copies_of_one_page_is_no_editorial_link(site: Site) -> None:
     """Two pages with the same main text (a type re-exported under two paths) are one page to the engine, never a
     suggestion; the backtest hides no link between them, nor scores any method on one."""
-    text = " ".join(["A set keeps its items sorted, and retain keeps only the items a predicate accepts."] * 6)
+    sentence = "A set keeps its items sorted, and retain keeps only the items a predicate accepts."
+    text = " ".join([sentence] * 6)
     for path, title in (("/set/", "BTreeSet"), ("/reexported/set/", "BTreeSet"), ("/map/", "BTreeMap")):
         site.page(path, title, text if title == "BTreeSet" else f"{text} A map sorts its keys.")
-    sentence = "A set keeps its items sorted, and retain keeps only the items a predicate accepts."
     site.link("/set/", "/reexported/set/", "retain", context=sentence)
     site.link("/set/", "/map/", "items sorted", context=sentence)
     assert [(link.source, link.resolved) for link in editorial_links(site.db, site.corpus())] == [(url("/set/"), url("/map/"))]
