@@ -19,7 +19,8 @@ torch's 5 nearest share, averaged over pages, and the cosine of each page's vect
 
 `cuda` (on a machine with a GPU): the torch backend on it, model load seconds, then --repeats encodes of --texts page
 texts per batch size, in fp32 (what `--device cuda` runs) and then in fp16; fp16's cosine with fp32's vectors and
-the share of each text's 5 nearest texts that both precisions share.
+the share of each text's 5 nearest texts that both precisions share; the batch size `scrapy analyze` encodes with on
+that device, and the least cosine between fp32's vectors at the first and the last batch size.
 
 `startup`: --runs runs each of `scrapy --help`, `scrapy crawl --help`, `scrapy analyze --help`,
 `python -m analysis --help`, `scrapy crawl site` (no url: start-up up to the argument check) and a whole
@@ -146,7 +147,7 @@ def bench_cuda(args: argparse.Namespace) -> dict[str, Any]:
     loaded = time.perf_counter() - start
     texts = demo_page_texts(args.texts, args.seed)
     runs: dict[str, dict[str, Any]] = {}
-    vectors = {}
+    vectors, by_batch = {}, {}
     for precision in ("fp32", "fp16"):
         if precision == "fp16":
             encoder.model.half()
@@ -158,13 +159,16 @@ def bench_cuda(args: argparse.Namespace) -> dict[str, Any]:
                 start = time.perf_counter()
                 vectors[precision] = encoder.encode(texts, batch_size, False)
                 seconds.append(time.perf_counter() - start)
+            by_batch.setdefault(precision, []).append(vectors[precision])
             runs[f"{precision}, batch {batch_size}"] = {"encode_s": [round(s, 3) for s in seconds],
                                                         "pages_per_s": round(len(texts) / statistics.median(seconds), 1)}
             print(json.dumps({f"{precision}, batch {batch_size}": runs[f"{precision}, batch {batch_size}"]}), file=sys.stderr, flush=True)
     cosine = (vectors["fp16"] * vectors["fp32"]).sum(axis=1)
+    batches = (by_batch["fp32"][0] * by_batch["fp32"][-1]).sum(axis=1)
     nearest = top(vectors["fp32"], 5), top(vectors["fp16"], 5)
     return {"machine": before, "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__, "model": args.model,
-            "load_s": round(loaded, 2), "texts": len(texts), "runs": runs,
+            "load_s": round(loaded, 2), "texts": len(texts), "runs": runs, "product_batch_size": encoder.batch_size,
+            "fp32_first_against_last_batch_size_cosine_min": round(float(batches.min()), 6),
             "fp16_against_fp32": {"cosine_mean": round(float(cosine.mean()), 6), "cosine_min": round(float(cosine.min()), 6),
                                   "top5_overlap": round(float(np.mean([len(set(a) & set(b)) / 5 for a, b in zip(*nearest)])), 4)},
             "peak_gpu_memory_mib": round(torch.cuda.max_memory_allocated() / 2 ** 20)}
