@@ -37,7 +37,7 @@ BACKENDS = ("torch", "onnx", "onnx-int8")
 # torch fp32, backtest recall equal and 1.8% lower, encoding ~2x faster (BENCHMARKS.md, "Embedding backends")
 DEFAULT_BACKEND = "onnx-int8"
 BATCH_SIZE = 32
-GPU_BATCH_SIZE = 128  # torch on a GPU: 12-15% faster than 32 on an H200 (BENCHMARKS.md, "GPU")
+GPU_BATCH_SIZE = 128  # torch on a GPU: 12-22% faster than 32 on an H200, the same vectors (BENCHMARKS.md, "GPU")
 CACHE_ENV = "LINKSPIDER_CACHE"
 EXPORT_VERSION = 1  # part of the export folder's name: change it when the export recipe changes
 
