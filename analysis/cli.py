@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how to run the model: torch (sentence-transformers), onnx (the same model exported once to "
                              "ONNX into ~/.cache/linkspider or $LINKSPIDER_CACHE, run with onnxruntime, no torch) or "
                              "onnx-int8 (that export quantised to int8: faster, slightly different vectors) "
-                             f"(default: auto, torch with --device cuda, else {DEFAULT_BACKEND})")
+                             f"(default: auto, torch on a GPU, else {DEFAULT_BACKEND})")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress on stderr (the progress bars of the embedding and the anchor search, each later stage as it starts)")
     parser.add_argument("--approved-only", action="store_true",

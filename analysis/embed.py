@@ -12,6 +12,7 @@ torch, sentence-transformers and onnxruntime are imported inside the loaders onl
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import inspect
 import json
 import logging
@@ -39,6 +40,7 @@ DEFAULT_BACKEND = "onnx-int8"
 BATCH_SIZE = 32
 GPU_BATCH_SIZE = 128  # torch on a GPU: 12-22% faster than 32 on an H200, the same vectors (BENCHMARKS.md, "GPU")
 CACHE_ENV = "LINKSPIDER_CACHE"
+NVIDIA_DEVICE = "/dev/nvidiactl"  # the NVIDIA driver's control device, present where it is loaded
 EXPORT_VERSION = 1  # part of the export folder's name: change it when the export recipe changes
 
 
@@ -180,10 +182,22 @@ def onnx_providers(device: str) -> list[str]:
 
 
 def choose_backend(backend: str, device: str) -> str:
-    """`auto`: torch on `--device cuda`, since onnxruntime runs int8 matrix products on the CPU only; else the default."""
+    """`auto`: torch on a GPU (`--device cuda`, or `auto` where gpu_likely), since onnxruntime runs int8 matrix products
+    on the CPU only, and torch there is some 40x faster than int8 here (BENCHMARKS.md, "GPU"); else the default."""
     if backend != "auto":
         return backend
-    return "torch" if device == "cuda" else DEFAULT_BACKEND
+    return "torch" if device == "cuda" or (device == "auto" and gpu_likely()) else DEFAULT_BACKEND
+
+
+def gpu_likely() -> bool:
+    """Whether torch would find an NVIDIA GPU, told without importing it (7-11 s, which the ONNX backends never pay):
+    a torch build other than the CPU one ("2.13.0+cpu") and the NVIDIA driver's device node. Where it guesses wrong,
+    torch runs on the CPU: slower than int8, the same vectors as torch anywhere."""
+    try:
+        version = importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return not version.endswith("+cpu") and os.path.exists(NVIDIA_DEVICE)
 
 
 def load_encoder(name: str, device: str = "auto", backend: str = DEFAULT_BACKEND) -> Encoder:

@@ -4,6 +4,7 @@ kept apart per backend, --device cuda without CUDA, and no model library on the 
 from __future__ import annotations
 
 import ast
+import importlib.metadata
 import os
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import pytest
 import sqlite_utils
 
 from analysis import embed
-from analysis.embed import DEFAULT_MODEL, ModelError, choose_backend, embed_pages, load_encoder
+from analysis.embed import DEFAULT_MODEL, ModelError, choose_backend, embed_pages, gpu_likely, load_encoder
 from conftest import ROOT, SCRAPY, two_page_database
 
 MODEL_LIBRARIES = ("torch", "sentence_transformers", "transformers", "onnxruntime", "onnx", "tokenizers")
@@ -100,9 +101,21 @@ def test_device_cuda_without_cuda_is_one_clear_error(tmp_path: Path) -> None:
     assert not (tmp_path / "cache").exists()  # said before any export
 
 
-def test_the_auto_backend_is_torch_on_cuda_and_int8_elsewhere() -> None:
-    assert [choose_backend("auto", device) for device in ("cuda", "auto", "cpu")] == ["torch", "onnx-int8", "onnx-int8"]
+def test_the_auto_backend_is_torch_on_a_gpu_and_int8_elsewhere() -> None:
+    on_auto = "torch" if gpu_likely() else "onnx-int8"
+    assert [choose_backend("auto", device) for device in ("cuda", "auto", "cpu")] == ["torch", on_auto, "onnx-int8"]
     assert choose_backend("onnx", "cuda") == "onnx"  # a backend named is kept
+
+
+def test_whether_a_gpu_is_likely_is_told_without_importing_torch() -> None:
+    """`--device auto` looks for a GPU before the backend is chosen, so on a CPU machine the default int8 backend still
+    starts without torch; a CPU build of torch (this project's pin) never counts as one."""
+    done = run(sys.executable, "-c", "import sys; from analysis.embed import gpu_likely; likely = gpu_likely(); "
+                                     "print(likely, 'torch' in sys.modules)")
+    likely, imported = done.stdout.split()
+    assert imported == "False"
+    if importlib.metadata.version("torch").endswith("+cpu"):
+        assert likely == "False"
 
 
 def test_an_unknown_backend_is_an_argument_error() -> None:
