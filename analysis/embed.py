@@ -50,6 +50,7 @@ class ModelError(RuntimeError):
 
 class Encoder(Protocol):
     batch_size: int  # texts a batch in embed_pages
+    described: str  # what runs the model, and where: "onnx-int8 on cpu", "torch on cuda"
 
     def encode(self, texts: list[str], batch_size: int, progress: bool) -> np.ndarray:
         """Unit-length float32 rows, one per text, in the order given."""
@@ -59,6 +60,7 @@ class Encoder(Protocol):
 class Embeddings:
     vectors: np.ndarray  # float32, shape (pages, dim), rows of unit length
     computed: int  # pages embedded now (the others came from the cache)
+    encoder: str | None = None  # Encoder.described of what embedded them; None when every vector came from the cache
 
 
 def page_text(title: str, text: str) -> str:
@@ -123,6 +125,7 @@ class TorchEncoder:
     def __init__(self, model) -> None:  # noqa: ANN001 (SentenceTransformer)
         self.model = model
         self.batch_size = GPU_BATCH_SIZE if model.device.type == "cuda" else BATCH_SIZE
+        self.described = f"torch on {model.device.type}"
 
     def encode(self, texts: list[str], batch_size: int, progress: bool) -> np.ndarray:
         return self.model.encode(texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=progress,
@@ -147,6 +150,8 @@ class OnnxEncoder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # 10-25% faster on a shared machine
         self.session = onnxruntime.InferenceSession(str(folder / ("model-int8.onnx" if int8 else "model.onnx")), options,
                                                     providers=onnx_providers(device))
+        on = "cuda" if "CUDAExecutionProvider" in self.session.get_providers() else "cpu"
+        self.described = f"{'onnx-int8' if int8 else 'onnx'} on {on}"
 
     def encode(self, texts: list[str], batch_size: int, progress: bool) -> np.ndarray:
         encodings = self.tokenizer.encode_batch(texts)
@@ -340,6 +345,7 @@ def embed_pages(db: sqlite_utils.Database, urls: list[str], texts: Sequence[str]
             if wanted.get(url) == content_hash:
                 vectors[url] = np.frombuffer(blob, dtype=np.float32)
     todo = [i for i, url in enumerate(urls) if url not in vectors]
+    encoder = None
     if todo:
         encoder = load_encoder(model_name, device, backend)
         encoded = encoder.encode([texts[i] for i in todo], encoder.batch_size, progress)
@@ -350,4 +356,4 @@ def embed_pages(db: sqlite_utils.Database, urls: list[str], texts: Sequence[str]
                 pk=("url", "model"),
             )
         vectors.update({urls[i]: encoded[row] for row, i in enumerate(todo)})
-    return Embeddings(np.array([vectors[url] for url in urls], dtype=np.float32), len(todo))  # np.vstack: 1.8 s at 100,000 pages
+    return Embeddings(np.array([vectors[url] for url in urls], dtype=np.float32), len(todo), encoder and encoder.described)  # np.vstack: 1.8 s at 100,000 pages

@@ -68,6 +68,7 @@ class Proposal:
     threshold: float
     max_per_target: int
     embedded: int
+    encoder: str | None  # what embedded them (Embeddings.encoder)
     past_keyword_limit: bool = False  # past KEYWORD_NEIGHBOURS_LIMIT: no keyword neighbours, MENTIONS_PER_SOURCE mentions a source
 
 
@@ -109,17 +110,17 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
             excluded: set[Pair] = frozenset()) -> Proposal:
     """Embed, index, filter, rank and anchor: the review queue for a loaded corpus."""
     threshold = options.threshold if options.threshold is not None else default_threshold(db, options.model)
-    candidates, cannibalised, keywords, embedded = _candidates(db, corpus, options, threshold, timings, excluded)
+    candidates, cannibalised, keywords, embedded, encoder = _candidates(db, corpus, options, threshold, timings, excluded)
     with timed(timings, "rank+anchor", options.progress):
         finder = AnchorFinder(corpus, keywords)
         keywords.drop_matrix()  # the finder took what it needs of it
         queue, hubs, cap = rank(corpus, candidates, finder, options.max_per_page, options.max_per_target, options.progress)
-    return Proposal(queue, hubs, cannibalised, threshold, cap, embedded, len(corpus) > KEYWORD_NEIGHBOURS_LIMIT)
+    return Proposal(queue, hubs, cannibalised, threshold, cap, embedded, encoder, len(corpus) > KEYWORD_NEIGHBOURS_LIMIT)
 
 
 def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, threshold: float, timings: dict[str, float],
-                excluded: set[Pair]) -> tuple[Candidates, list[tuple[int, int, float]], Keywords, int]:
-    """Embed, index and filter: (candidates, cannibalised pairs, keyword index, pages embedded now).
+                excluded: set[Pair]) -> tuple[Candidates, list[tuple[int, int, float]], Keywords, int, str | None]:
+    """Embed, index and filter: (candidates, cannibalised pairs, keyword index, pages embedded now, what embedded them).
 
     A function of its own so that what only these stages need (the vectors and the neighbour lists: ~180 MB
     at 100,000 pages) is freed before ranking, the stage of the peak.
@@ -140,7 +141,7 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
     with timed(timings, "candidates", options.progress):
         candidates, cannibalised = find_candidates(corpus, embeddings.vectors, by_meaning, keywords, by_words, mentions,
                                                    threshold, options.max_similarity, excluded)
-    return candidates, cannibalised, keywords, embeddings.computed
+    return candidates, cannibalised, keywords, embeddings.computed, embeddings.encoder
 
 
 def mentioned_pairs(corpus: Corpus, keywords: Keywords, per_source: int | None = None,

@@ -13,7 +13,8 @@ def summary(result: Result) -> str:
     corpus, proposal = result.corpus, result.proposal
     stages = ", ".join(f"{stage} {seconds:.1f}s" for stage, seconds in result.timings.items())
     lines = [
-        f"Analysed {len(corpus)} pages ({proposal.embedded} embedded now, {len(corpus) - proposal.embedded} from cache), "
+        f"Analysed {len(corpus)} pages ({proposal.embedded} embedded now{f' with {proposal.encoder}' if proposal.encoder else ''}, "
+        f"{len(corpus) - proposal.embedded} from cache), "
         f"threshold {proposal.threshold:.2f}",
         f"  suggestions: {len(proposal.queue)} ({result.counts['new']} new, {result.counts['done']} done since last run)",
         f"  pages since the last analysis: {result.changes.pages_line()}",

@@ -131,8 +131,8 @@ def test_csv_is_the_suggestions_table(analysed: Analysed) -> None:
 
 
 def test_a_rerun_reuses_the_cache_and_proposes_the_same_queue(analysed: Analysed) -> None:
-    assert "0 embedded now" not in analysed.first.stdout
-    assert re.search(r"\b0 embedded now\b", analysed.second.stdout)
+    assert re.search(r"\(\d+ embedded now with onnx-int8 on cpu, 0 from cache\)", analysed.first.stdout)  # the default here
+    assert re.search(r"\(0 embedded now, \d+ from cache\)", analysed.second.stdout)  # no model loaded, none named
     assert re.search(r"\(0 new, 0 done since last run\)", analysed.second.stdout)
     assert analysed.second_csv == analysed.first_csv
 

@@ -73,9 +73,10 @@ def test_an_exported_model_runs_without_torch_and_is_not_exported_again(cache: P
 def test_the_vector_cache_is_kept_apart_per_backend(cache: Path, tmp_path: Path) -> None:
     db = sqlite_utils.Database(tmp_path / "vectors.db")
     urls, hashes = [f"http://127.0.0.1:1/{n}" for n in range(len(TEXTS))], [str(n) for n in range(len(TEXTS))]
-    computed = [embed_pages(db, urls, TEXTS, hashes, DEFAULT_MODEL, "cpu", progress=False, backend=backend).computed
+    embedded = [embed_pages(db, urls, TEXTS, hashes, DEFAULT_MODEL, "cpu", progress=False, backend=backend)
                 for backend in ("torch", "onnx-int8", "onnx", "onnx-int8", "torch")]
-    assert computed == [5, 5, 5, 0, 0]
+    assert [(done.computed, done.encoder) for done in embedded] == [
+        (5, "torch on cpu"), (5, "onnx-int8 on cpu"), (5, "onnx on cpu"), (0, None), (0, None)]  # None: no model loaded
     keys = {row[0] for row in db.execute("SELECT DISTINCT model FROM embeddings")}
     assert keys == {f"{DEFAULT_MODEL}#{embed.RECIPE}", f"{DEFAULT_MODEL}#{embed.RECIPE}#onnx",
                     f"{DEFAULT_MODEL}#{embed.RECIPE}#onnx-int8"}  # torch keeps the key caches already hold

@@ -116,7 +116,7 @@ def test_the_second_analysis_reports_what_changed(batch: Batch) -> None:
     assert "pages since the last analysis: first analysis of this database" in batch.first
     # the edited page and the page that gained a link are embedded again; the published one for the first time
     assert "pages since the last analysis: 1 new, 2 changed (embedded again), 1 gone" in batch.second
-    assert "(3 embedded now," in batch.second
+    assert "(3 embedded now with onnx-int8 on cpu," in batch.second
     runs = list(sqlite_utils.Database(batch.db)["analysis_runs"].rows)
     assert [(run["new_pages"], run["changed_pages"], run["gone_pages"], run["done"]) for run in runs] == [(0, 0, 0, 0), (1, 2, 1, 1)]
     assert "1 done since last run" in batch.second
