@@ -12,8 +12,9 @@ TOP = 5
 def summary(result: Result) -> str:
     corpus, proposal = result.corpus, result.proposal
     stages = ", ".join(f"{stage} {seconds:.1f}s" for stage, seconds in result.timings.items())
+    embedded_with = f" with {proposal.encoder}" if proposal.encoder else ""  # nothing loaded when all came from the cache
     lines = [
-        f"Analysed {len(corpus)} pages ({proposal.embedded} embedded now{f' with {proposal.encoder}' if proposal.encoder else ''}, "
+        f"Analysed {len(corpus)} pages ({proposal.embedded} embedded now{embedded_with}, "
         f"{len(corpus) - proposal.embedded} from cache), "
         f"threshold {proposal.threshold:.2f}",
         f"  suggestions: {len(proposal.queue)} ({result.counts['new']} new, {result.counts['done']} done since last run)",
