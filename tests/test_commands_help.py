@@ -21,6 +21,8 @@ from scrapy.settings import Settings
 
 import linkspider.commands
 from analysis import cli
+from analysis.candidates import CLOSEST_BY_WORDS
+from analysis.pipeline import FALLBACK_THRESHOLD, THRESHOLDS
 from conftest import ROOT, SCRAPY, two_page_database
 from linkspider.spiders.site import CrawlOptions
 
@@ -81,6 +83,18 @@ def test_crawl_help_documents_the_spider_arguments() -> None:
     text = run(*SCRAPY, "crawl", "--help").stdout
     missing = [name for name in CrawlOptions.ARGUMENTS if not re.search(rf"\b{name}=", text)]
     assert missing == []
+
+
+def test_the_threshold_help_gives_the_figures_the_analysis_uses() -> None:
+    """The help writes them out (importing the stages for them would cost `--help` their libraries): a change to one
+    of them must change the help too."""
+    parser = argparse.ArgumentParser()
+    cli.add_arguments(parser)
+    [threshold] = [action for action in parser._actions if "--threshold" in action.option_strings]
+    assert f"one of the source's {CLOSEST_BY_WORDS} nearest pages by words" in threshold.help
+    for model, value in THRESHOLDS.items():
+        assert f"{value} for {model}" in threshold.help
+    assert f"{FALLBACK_THRESHOLD} for others" in threshold.help
 
 
 def test_python_m_analysis_help_documents_every_option_with_its_default() -> None:
