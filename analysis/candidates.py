@@ -8,12 +8,16 @@ or sidebars stays (that is not an editorial link) and is flagged. A listing page
 source: its text is generated, a list of other pages, with no sentence an editor could link from.
 Pairs below the threshold are unrelated, unless the source mentions the target (an editor links a
 mention whatever the rest of the page is about) or the target is one of the source's CLOSEST_BY_WORDS
-nearest pages by words (the model reads a page's first 256 tokens, the keywords all of it). Pairs
-above the upper bound are near-duplicates, reported as cannibalisation instead of suggested. Both
-bounds apply to the embedding similarity. Two pages whose main texts are the same are duplicates
-whatever their titles make of that similarity (a print version, a book's index page that repeats its
-first chapter, a type re-exported under two paths: 0.83 for Rust's `ffi::c_int` and
-`os::raw::c_int`), and are reported the same way.
+nearest pages by words (the model reads a page's first 256 tokens, the keywords all of it). A
+source's peers are its PEERS nearest pages by meaning: a page that PEERS_LINKING of them link from
+their main content is a candidate too (pages like the source link there: std's 40-odd `atomic_*`
+intrinsics all link `sync/atomic`, which many of them do not have among their 30 nearest), and every
+candidate carries how many peers link its target (score.py weighs it). Pairs above the upper bound
+are near-duplicates, reported as cannibalisation instead of suggested. Both bounds apply to the
+embedding similarity. Two pages whose main texts are the same are duplicates whatever their titles
+make of that similarity (a print version, a book's index page that repeats its first chapter, a type
+re-exported under two paths: 0.83 for Rust's `ffi::c_int` and `os::raw::c_int`), and are reported
+the same way.
 
 Pairs travel as arrays (a large site has millions); a pair is coded as source * pages + target.
 """
@@ -26,6 +30,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from analysis.compiled import compiled
 from analysis.index import THREADS, Keywords, vector_dots
 from analysis.load import Corpus, Pair, among, distinct, pair_codes
 
@@ -33,6 +38,8 @@ Neighbours = tuple[np.ndarray, np.ndarray]  # (similarities, indices), one row p
 PAIRS_AT_ONCE = 65_536  # pairs a step of the similarities, THREADS steps at once
 LENGTHS_AT_ONCE = 1 << 20  # pairs whose texts' lengths are compared at once (same_texts)
 CLOSEST_BY_WORDS = 4  # a source's nearest pages by words that are candidates whatever their embedding similarity
+PEERS = 20  # a source's nearest pages by meaning whose content links are evidence (Candidate.peer_links)
+PEERS_LINKING = 3  # a page that this many of a source's peers link is a candidate
 
 
 @dataclass
@@ -43,6 +50,7 @@ class Candidate:
     lexical: float  # TF-IDF cosine of the texts
     template_linked: bool  # the source links to the target, but only from its template
     mentioned: bool = False  # the source's text holds most of the words of the target's title or of one of its headings
+    peer_links: int = 0  # how many of the source's PEERS link the target from their main content
 
 
 @dataclass
@@ -55,11 +63,12 @@ class Candidates:
     lexical: np.ndarray
     template_linked: np.ndarray
     mentioned: np.ndarray
+    peer_links: np.ndarray
 
     @classmethod
     def of(cls, rows: Iterable[Candidate]) -> Candidates:
         rows = sorted(rows, key=lambda row: (row.source, row.target))
-        types = (np.int64, np.int64, np.float32, np.float32, bool, bool)
+        types = (np.int64, np.int64, np.float32, np.float32, bool, bool, np.uint8)
         return cls(*(np.array([getattr(row, column.name) for row in rows], dtype=kind) for column, kind in zip(fields(cls), types)))
 
     def __len__(self) -> int:
@@ -83,6 +92,76 @@ def neighbour_codes(neighbours: np.ndarray, pages: int, first: int | None = None
     if first is not None:
         keep &= np.cumsum(keep, axis=1) <= first
     return np.broadcast_to(sources, neighbours.shape)[keep] * pages + neighbours[keep]
+
+
+def peer_links(links: np.ndarray, neighbours: np.ndarray, pages: int, pairs: np.ndarray,
+               least: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(how many of its source's PEERS link each pair's target, the pairs whose target at least `least` peers link) for
+    pairs given as sorted codes; links: the content links as sorted codes; neighbours: pages' neighbours by meaning
+    (row i: page i's; itself and missing (-1) entries are passed over); with least 0, no pairs."""
+    starts = np.searchsorted(links, np.arange(pages + 1, dtype=np.int64) * pages)
+    gathered = _gathered(neighbours, starts)  # links of each source's peers, repeats counted
+    counts = np.zeros(len(pairs), dtype=np.uint8)
+    often = np.empty(int((gathered // least).sum()) if least else 0, dtype=np.int64)  # each takes `least` links at least
+    found = _peer_links(neighbours, starts, links % pages, pages, pairs, least, counts, often,
+                        np.empty(int(gathered.max(initial=0)), dtype=np.int64))
+    return counts, often[:found].copy()
+
+
+@compiled
+def _peers(neighbours: np.ndarray, source: int, peers: np.ndarray) -> int:
+    """Put the source's first PEERS neighbours (not itself, none missing) in peers; return how many there are."""
+    count = 0
+    for page in neighbours[source]:
+        if count == PEERS:
+            break
+        if page >= 0 and page != source:
+            peers[count] = page
+            count += 1
+    return count
+
+
+@compiled
+def _gathered(neighbours: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """How many links each source's peers make in all."""
+    sizes, peers = np.zeros(len(neighbours), dtype=np.int64), np.empty(PEERS, dtype=np.int64)
+    for source in range(len(neighbours)):
+        for peer in peers[:_peers(neighbours, source, peers)]:
+            sizes[source] += starts[peer + 1] - starts[peer]
+    return sizes
+
+
+@compiled
+def _peer_links(neighbours: np.ndarray, starts: np.ndarray, targets: np.ndarray, pages: int, pairs: np.ndarray,
+                least: int, counts: np.ndarray, often: np.ndarray, linked: np.ndarray) -> int:
+    """Fill counts (pairs[i]'s peers linking its target) and often (the codes `least` peers link, sorted); return how
+    many codes that is. A source's peers' link targets are gathered in `linked` and sorted: each target's run is its
+    count."""
+    at, found, peers = 0, 0, np.empty(PEERS, dtype=np.int64)
+    for source in range(len(neighbours)):
+        size = 0
+        for peer in peers[:_peers(neighbours, source, peers)]:
+            for link in range(starts[peer], starts[peer + 1]):
+                linked[size] = targets[link]
+                size += 1
+        linked[:size].sort()
+        first = 0
+        while first < size:
+            last = first
+            while last < size and linked[last] == linked[first]:
+                last += 1
+            target, count, first = linked[first], last - first, last
+            if target == source:
+                continue
+            code = source * pages + target
+            while at < len(pairs) and pairs[at] < code:
+                at += 1
+            if at < len(pairs) and pairs[at] == code:
+                counts[at] = count
+            if least and count >= least:
+                often[found] = code
+                found += 1
+    return found
 
 
 def cosines(vectors: np.ndarray, pairs: np.ndarray) -> np.ndarray:
@@ -120,7 +199,10 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     """(candidates, cannibalisation pairs (a, b, similarity) with a < b) from each page's neighbours and mentions (sorted
     pair codes: pipeline.mentioned_pairs)."""
     pages = len(corpus)
-    pairs = distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentions]))
+    _, often_linked = peer_links(corpus.content_codes, by_meaning[1], pages, np.zeros(0, dtype=np.int64), PEERS_LINKING)
+    pairs = distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentions,
+                                     often_linked]))
+    del often_linked
     similarity = cosines(vectors, pairs)
     mentioned = among(pairs, mentions)
     closest_by_words = distinct(neighbour_codes(by_words[1], pages, CLOSEST_BY_WORDS))
@@ -140,6 +222,8 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     pairs, similarity, mentioned = pairs[keep], similarity[keep], mentioned[keep]
     del keep
     template_linked = among(pairs, corpus.template_codes)
+    linked_by_peers, _ = peer_links(corpus.content_codes, by_meaning[1], pages, pairs)
     source, target = np.divmod(pairs, pages)
     del pairs
-    return Candidates(source, target, similarity, keywords.similarity(source, target), template_linked, mentioned), cannibalised
+    return Candidates(source, target, similarity, keywords.similarity(source, target), template_linked, mentioned,
+                      linked_by_peers), cannibalised

@@ -2,7 +2,7 @@
 
     score = DENSE_WEIGHT * similarity + LEXICAL_WEIGHT * keyword similarity
             + ANCHOR_WEIGHT * anchor strength + NAME_SAID_WEIGHT * name said
-            + NEED_WEIGHT * need(target) + DIRECTION_WEIGHT * direction
+            + PEER_LINKS_WEIGHT * peer links + NEED_WEIGHT * need(target) + DIRECTION_WEIGHT * direction
     need  = 0.5 / (1 + inbound content links) + 0.3 * min(depth - 1, 4) / 4 + 0.2 * (target newer than source)
     direction = 2 * (share of the site's dated content links pointing forward in time) - 1, for a newer target
 
@@ -13,7 +13,9 @@ title, topic words and the anchors other pages link it with the best phrase of t
 link; name said (0 or 1) is
 whether it writes out the target's whole name or one of its headings (3 words or more), word for
 word: a page cited by its name, or a part of it by its heading, whatever else the two pages share,
-is the likeliest link of all. need (0..1) favours
+is the likeliest link of all. peer links (0..1) is the share of the source's nearest pages by meaning
+(candidates.PEERS) that link the target from their main content: where pages like the source link,
+an editor would link from it too (a collaborative filter on the site's own links). need (0..1) favours
 targets that few pages link to, that are deep, and that the source predates (an old post
 rarely links to what was written after it). A page with no known depth counts as deep.
 direction (-1..1) is how the site's own editors link in time (see direction()): on a blog whose
@@ -42,7 +44,7 @@ import numpy as np
 from tqdm import tqdm
 
 from analysis.anchors import Anchor, AnchorFinder, Found, short_title, text_options
-from analysis.candidates import Candidates
+from analysis.candidates import PEERS, Candidates
 from analysis.compiled import compiled
 from analysis.load import Corpus, among, run_items
 from analysis.memory import return_freed_memory
@@ -52,6 +54,7 @@ DENSE_WEIGHT = 0.5  # the model reads a page's first 256 tokens, the keyword sim
 LEXICAL_WEIGHT = 1.0
 ANCHOR_WEIGHT = 0.5
 NAME_SAID_WEIGHT = 0.3
+PEER_LINKS_WEIGHT = 0.15  # 0.1-0.3 all lifted recall on the two API-doc sites; 0.15 costs the blogs nothing (BENCHMARKS.md)
 NEED_WEIGHT = 0.05
 DIRECTION_WEIGHT = 0.1  # 0.2 gained a little more recall on the blogs but buries more old -> new suggestions
 MAX_TARGET_SHARE = 0.02  # of the whole queue, for any one target (the default hub guard)
@@ -135,6 +138,7 @@ def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_pe
     All of them held at once were rank's peak (41 bytes a candidate, 182 MB at 100,000 synthetic pages)."""
     scores = DENSE_WEIGHT * candidates.similarity.astype(np.float64)  # the sum term by term in place, as the formula adds
     scores += LEXICAL_WEIGHT * candidates.lexical
+    scores += PEER_LINKS_WEIGHT / PEERS * candidates.peer_links
     scores += NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
     scores += DIRECTION_WEIGHT * direction(corpus, candidates.source, candidates.target)
     anchored: list[tuple[np.ndarray, Found]] = []

@@ -30,7 +30,7 @@ import pytest
 from analysis import anchors, index, memory, pipeline, score
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, short_title
 from analysis.backtest import HiddenLink, editorial_links, hidden_links
-from analysis.candidates import Candidate, Candidates, cosines, find_candidates, same_texts
+from analysis.candidates import PEERS, Candidate, Candidates, cosines, find_candidates, peer_links, same_texts
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
@@ -455,6 +455,46 @@ def test_a_mention_is_a_candidate_below_the_threshold_but_never_a_linked_pair(fi
     assert all(not c.mentioned for c in candidates_of(five, 0.5, 0.9)[0])
 
 
+def test_a_page_the_source_s_peers_link_is_a_candidate_with_their_count(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page that PEERS_LINKING of a source's peers (its nearest pages by meaning) link from their main content is a
+    candidate of the source's though it is not among its neighbours, if it is above the threshold; every candidate
+    carries how many of its source's peers link its target."""
+    for i, slug in enumerate(["french-press-guide", "aeropress-recipes", "chemex-guide", "milk-steaming", "roast-levels"]):
+        site.post(f"/p{i}/", slug)
+    french_press = prose("french-press-guide")
+    site.link("/p0/", "/p1/", french_press.links[1][1])
+    site.link("/p0/", "/p2/", french_press.links[0][1])
+    corpus = site.corpus()
+    by_meaning = (np.zeros((5, 3), dtype=np.float32), np.array([
+        [0, 1, 2],
+        [1, 0, -1],  # its peer 0 links 2: (1,2), 0.768, though 2 is no neighbour of 1's
+        [2, 0, 1],  # its peer 0 links 1: (2,1) carries 1
+        [3, 0, -1],  # its peer 0 links 1 and 2, at similarity 0: under the threshold
+        [4, -1, -1],
+    ]))
+    none = (np.zeros((5, 0), dtype=np.float32), np.zeros((5, 0), dtype=np.int64))
+    peers_found = {}
+    for least in (1, 2):
+        monkeypatch.setattr("analysis.candidates.PEERS_LINKING", least)
+        candidates, _ = candidates_of((corpus, Keywords(corpus.texts)), 0.5, 0.9, by_meaning=by_meaning, by_words=none)
+        peers_found[least] = [(c.source, c.target, c.peer_links) for c in candidates]
+    assert peers_found == {1: [(1, 0, 0), (1, 2, 1), (2, 1, 1)], 2: [(1, 0, 0), (2, 1, 1)]}
+
+
+def test_only_a_source_s_first_peers_count() -> None:
+    """Of a source's neighbours by meaning, the first PEERS that are not itself nor missing are its peers: the links of
+    those further down do not count."""
+    pages, target = PEERS + 6, PEERS + 5
+    links = np.array([page * pages + target for page in range(1, PEERS + 5)], dtype=np.int64)  # all but 0 link target
+    row = [0, -1, *range(1, PEERS + 5)]
+    neighbours = np.array([row] + [[page] + [-1] * (len(row) - 1) for page in range(1, pages)])
+    pair = np.array([target], dtype=np.int64)  # (0, target)
+    assert [count.tolist() for count in peer_links(links, neighbours, pages, pair)] == [[PEERS], []]
+    assert peer_links(links, neighbours, pages, pair, PEERS)[1].tolist() == [target]
+    assert peer_links(links, neighbours, pages, pair, PEERS + 1)[1].tolist() == []
+    assert peer_links(links, neighbours[:1], pages, pair, 1)[1].tolist() == [target]  # rows for some pages only
+
+
 def test_mentions_are_the_pairs_whose_source_holds_most_of_a_names_weight(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keywords.mentions looks only at the pages holding one of a name's rarer words (a prefix filter), a block of
     sources at a time: the same pairs as the definition worked out for every (name, page); with per_source, each
@@ -747,6 +787,23 @@ def test_max_per_page_keeps_exactly_the_best(ranked_site: tuple[Corpus, Keywords
     queue, hubs = ranked(corpus, candidates, AnchorFinder(corpus, keywords), 3, 10)
     assert [(item.target, item.score) for item in queue] == [(item.target, item.score) for item in full[:3]]
     assert hubs == {}
+
+
+def test_a_target_every_peer_links_scores_peer_links_weight_more(ranked_site: tuple[Corpus, Keywords]) -> None:
+    """The score's peer term: the share of the source's peers that link the target, times PEER_LINKS_WEIGHT."""
+    corpus, keywords = ranked_site
+    candidates = [c for c in every_pair(corpus, keywords) if c.source == 0]
+    every = candidates[0].target  # every peer links it; half of them link the odd targets
+    linked = [dataclasses.replace(c, peer_links=PEERS if c.target == every else PEERS // 2 if c.target % 2 else 0)
+              for c in candidates]
+    before, _ = ranked(corpus, candidates, AnchorFinder(corpus, keywords), 10, 10)
+    after, _ = ranked(corpus, linked, AnchorFinder(corpus, keywords), 10, 10)
+    gain = {item.target: -item.score for item in before}
+    for item in after:
+        gain[item.target] += item.score
+    share = {c.target: c.peer_links / PEERS for c in linked}
+    assert gain == pytest.approx({target: score.PEER_LINKS_WEIGHT * share[target] for target in gain}, abs=2e-4)
+    assert share[every] == 1 and gain[every] > 0
 
 
 def test_max_per_target_keeps_exactly_the_best_and_reports_the_hub(ranked_site: tuple[Corpus, Keywords]) -> None:
