@@ -94,18 +94,18 @@ def neighbour_codes(neighbours: np.ndarray, pages: int, first: int | None = None
     return np.broadcast_to(sources, neighbours.shape)[keep] * pages + neighbours[keep]
 
 
-def peer_links(links: np.ndarray, neighbours: np.ndarray, pages: int, pairs: np.ndarray,
-               least: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """(how many of its source's PEERS link each pair's target, the pairs whose target at least `least` peers link) for
-    pairs given as sorted codes; links: the content links as sorted codes; neighbours: pages' neighbours by meaning
-    (row i: page i's; itself and missing (-1) entries are passed over); with least 0, no pairs."""
+def with_peer_links(pairs: np.ndarray, links: np.ndarray, neighbours: np.ndarray, pages: int,
+                    least: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (sorted codes) and those whose target at least `least` of their source's PEERS link, merged, sorted, and
+    how many peers link each one's target. links: the content links as sorted codes; neighbours: pages' neighbours by
+    meaning (row i: page i's; itself and missing (-1) entries are passed over)."""
     starts = np.searchsorted(links, np.arange(pages + 1, dtype=np.int64) * pages)
     gathered = _gathered(neighbours, starts)  # links of each source's peers, repeats counted
-    counts = np.zeros(len(pairs), dtype=np.uint8)
-    often = np.empty(int((gathered // least).sum()) if least else 0, dtype=np.int64)  # each takes `least` links at least
-    found = _peer_links(neighbours, starts, links % pages, pages, pairs, least, counts, often,
-                        np.empty(int(gathered.max(initial=0)), dtype=np.int64))
-    return counts, often[:found].copy()
+    room = len(pairs) + int((gathered // least).sum())  # a pair that peers add takes `least` of their links at least
+    merged, counts = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.uint8)  # pages never written take no memory
+    size = _with_peer_links(neighbours, starts, links % pages, pages, pairs, least, merged, counts,
+                            np.empty(int(gathered.max(initial=0)), dtype=np.int64))
+    return merged[:size], counts[:size]
 
 
 @compiled
@@ -132,36 +132,47 @@ def _gathered(neighbours: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 
 @compiled
-def _peer_links(neighbours: np.ndarray, starts: np.ndarray, targets: np.ndarray, pages: int, pairs: np.ndarray,
-                least: int, counts: np.ndarray, often: np.ndarray, linked: np.ndarray) -> int:
-    """Fill counts (pairs[i]'s peers linking its target) and often (the codes `least` peers link, sorted); return how
-    many codes that is. A source's peers' link targets are gathered in `linked` and sorted: each target's run is its
-    count."""
-    at, found, peers = 0, 0, np.empty(PEERS, dtype=np.int64)
-    for source in range(len(neighbours)):
-        size = 0
-        for peer in peers[:_peers(neighbours, source, peers)]:
-            for link in range(starts[peer], starts[peer + 1]):
-                linked[size] = targets[link]
-                size += 1
-        linked[:size].sort()
-        first = 0
-        while first < size:
-            last = first
-            while last < size and linked[last] == linked[first]:
+def _with_peer_links(neighbours: np.ndarray, starts: np.ndarray, targets: np.ndarray, pages: int, pairs: np.ndarray,
+                     least: int, merged: np.ndarray, counts: np.ndarray, linked: np.ndarray) -> int:
+    """Write with_peer_links' pairs and counts into merged and counts, source by source; return how many there are. A
+    source's peers' link targets are gathered in `linked` and sorted: each target's run is its count."""
+    at, size, peers = 0, 0, np.empty(PEERS, dtype=np.int64)
+    for source in range(pages):
+        gathered = 0
+        if source < len(neighbours):
+            for peer in peers[:_peers(neighbours, source, peers)]:
+                for link in range(starts[peer], starts[peer + 1]):
+                    linked[gathered] = targets[link]
+                    gathered += 1
+            linked[:gathered].sort()
+        run = 0
+        while run < gathered:
+            last = run + 1
+            while last < gathered and linked[last] == linked[run]:
                 last += 1
-            target, count, first = linked[first], last - first, last
-            if target == source:
-                continue
-            code = source * pages + target
-            while at < len(pairs) and pairs[at] < code:
-                at += 1
-            if at < len(pairs) and pairs[at] == code:
-                counts[at] = count
-            if least and count >= least:
-                often[found] = code
-                found += 1
-    return found
+            if linked[run] != source:  # a page's peers linking it make no pair of it with itself
+                code, count = source * pages + linked[run], last - run
+                at, size = _unlinked_before(pairs, at, code, merged, counts, size)
+                given = at < len(pairs) and pairs[at] == code
+                if given or count >= least:
+                    merged[size], counts[size] = code, count
+                    size += 1
+                at += given
+            run = last
+        at, size = _unlinked_before(pairs, at, (source + 1) * pages, merged, counts, size)
+    return size
+
+
+@compiled
+def _unlinked_before(pairs: np.ndarray, at: int, code: int, merged: np.ndarray, counts: np.ndarray,
+                     size: int) -> tuple[int, int]:
+    """Copy the given pairs from place `at` up to code (not included), linked by no peer, to merged[size:]; return the
+    places in both after them."""
+    while at < len(pairs) and pairs[at] < code:
+        merged[size], counts[size] = pairs[at], 0
+        size += 1
+        at += 1
+    return at, size
 
 
 def cosines(vectors: np.ndarray, pairs: np.ndarray) -> np.ndarray:
@@ -199,10 +210,9 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     """(candidates, cannibalisation pairs (a, b, similarity) with a < b) from each page's neighbours and mentions (sorted
     pair codes: pipeline.mentioned_pairs)."""
     pages = len(corpus)
-    _, often_linked = peer_links(corpus.content_codes, by_meaning[1], pages, np.zeros(0, dtype=np.int64), PEERS_LINKING)
-    pairs = distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentions,
-                                     often_linked]))
-    del often_linked
+    pairs, linked_by_peers = with_peer_links(
+        distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentions])),
+        corpus.content_codes, by_meaning[1], pages, PEERS_LINKING)
     similarity = cosines(vectors, pairs)
     mentioned = among(pairs, mentions)
     closest_by_words = distinct(neighbour_codes(by_words[1], pages, CLOSEST_BY_WORDS))
@@ -219,10 +229,9 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     cannibalised = list(zip((unique // pages).tolist(), (unique % pages).tolist(), similarity[duplicate][where].tolist()))
     # the columns of every pair go before the kept pairs' are made, and those before their keyword similarities: each
     # set of columns is held alone (BENCHMARKS.md, "Analysis")
-    pairs, similarity, mentioned = pairs[keep], similarity[keep], mentioned[keep]
+    pairs, similarity, mentioned, linked_by_peers = pairs[keep], similarity[keep], mentioned[keep], linked_by_peers[keep]
     del keep
     template_linked = among(pairs, corpus.template_codes)
-    linked_by_peers, _ = peer_links(corpus.content_codes, by_meaning[1], pages, pairs)
     source, target = np.divmod(pairs, pages)
     del pairs
     return Candidates(source, target, similarity, keywords.similarity(source, target), template_linked, mentioned,

@@ -30,7 +30,7 @@ import pytest
 from analysis import anchors, index, memory, pipeline, score
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, short_title
 from analysis.backtest import HiddenLink, editorial_links, hidden_links
-from analysis.candidates import PEERS, Candidate, Candidates, cosines, find_candidates, peer_links, same_texts
+from analysis.candidates import PEERS, Candidate, Candidates, cosines, find_candidates, same_texts, with_peer_links
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
@@ -481,18 +481,22 @@ def test_a_page_the_source_s_peers_link_is_a_candidate_with_their_count(site: Si
     assert peers_found == {1: [(1, 0, 0), (1, 2, 1), (2, 1, 1)], 2: [(1, 0, 0), (2, 1, 1)]}
 
 
-def test_only_a_source_s_first_peers_count() -> None:
+def test_only_a_source_s_first_peers_count_and_the_pairs_they_add_come_in_order() -> None:
     """Of a source's neighbours by meaning, the first PEERS that are not itself nor missing are its peers: the links of
-    those further down do not count."""
+    those further down do not count. The pairs that enough peers link join the given ones in code order."""
     pages, target = PEERS + 6, PEERS + 5
     links = np.array([page * pages + target for page in range(1, PEERS + 5)], dtype=np.int64)  # all but 0 link target
     row = [0, -1, *range(1, PEERS + 5)]
     neighbours = np.array([row] + [[page] + [-1] * (len(row) - 1) for page in range(1, pages)])
-    pair = np.array([target], dtype=np.int64)  # (0, target)
-    assert [count.tolist() for count in peer_links(links, neighbours, pages, pair)] == [[PEERS], []]
-    assert peer_links(links, neighbours, pages, pair, PEERS)[1].tolist() == [target]
-    assert peer_links(links, neighbours, pages, pair, PEERS + 1)[1].tolist() == []
-    assert peer_links(links, neighbours[:1], pages, pair, 1)[1].tolist() == [target]  # rows for some pages only
+    given = np.array([1, target, 3 * pages + 2], dtype=np.int64)  # (0, 1), (0, target), (3, 2): none added, all kept
+    added = given[[0, 2]]  # (0, target) comes in if PEERS_LINKING peers link it
+
+    def merged(pairs: np.ndarray, least: int, rows: np.ndarray = neighbours) -> list[list[int]]:
+        return [column.tolist() for column in with_peer_links(pairs, links, rows, pages, least)]
+
+    assert merged(given, PEERS + 1) == merged(added, PEERS) == [given.tolist(), [0, PEERS, 0]]
+    assert merged(added, PEERS + 1) == [added.tolist(), [0, 0]]
+    assert merged(given[:0], 1, neighbours[:1]) == [[target], [PEERS]]  # rows for some pages only
 
 
 def test_mentions_are_the_pairs_whose_source_holds_most_of_a_names_weight(monkeypatch: pytest.MonkeyPatch) -> None:
