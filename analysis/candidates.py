@@ -10,11 +10,11 @@ Pairs below the threshold are unrelated, unless the source mentions the target (
 mention whatever the rest of the page is about) or the target is one of the source's CLOSEST_BY_WORDS
 nearest pages by words (the model reads a page's first 256 tokens, the keywords all of it). A
 source's peers are its PEERS nearest pages by meaning: a page that PEERS_LINKING of them link from
-their main content is a candidate too (pages like the source link there: std's 40-odd `atomic_*`
-intrinsics all link `sync/atomic`, which many of them do not have among their 30 nearest), and every
-candidate carries how many peers link its target (score.py weighs it). Pairs above the upper bound
-are near-duplicates, reported as cannibalisation instead of suggested. Both bounds apply to the
-embedding similarity. Two pages whose main texts are the same are duplicates whatever their titles
+their main content is a candidate too, over the threshold (pages like the source link there: std's
+40-odd `atomic_*` intrinsics all link `sync/atomic`, which many of them do not have among their 30
+nearest), and every candidate carries how many peers link its target (score.py weighs it). Pairs
+above the upper bound are near-duplicates, reported as cannibalisation instead of suggested. Both
+bounds apply to the embedding similarity. Two pages whose main texts are the same are duplicates whatever their titles
 make of that similarity (a print version, a book's index page that repeats its first chapter, a type
 re-exported under two paths: 0.83 for Rust's `ffi::c_int` and `os::raw::c_int`), and are reported
 the same way.
