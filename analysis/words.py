@@ -39,13 +39,26 @@ _JOINER_CODES = np.array([ord(character) for character in WORD_JOINERS], dtype=n
 _FNV_OFFSET, _FNV_PRIME = np.uint64(0xCBF29CE484222325), np.uint64(0x100000001B3)
 
 
+_VOWEL = re.compile("[aeiouy]")
+_NOT_PLURAL = frozenset({"news"})  # Porter2's one such word that names pages: "News" is no plural of "new"
+
+
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    """A light English stemmer: enough to match "grinders" with "grinder" and "brewing" with "brew"."""
+    """A light English stemmer: enough to match "grinders" with "grinder" and "brewing" with "brew".
+
+    "-ing" and "-ed" go only where a vowel is left (Porter's rule): "string" stays, so that it matches "strings"
+    and not Rust's `str`. Snowball's full Porter2 was measured and not used: it conflates by derivation too
+    ("experience" and "experiment"), and lost recall (BENCHMARKS.md, "Quality").
+    """
     word = word.lower().replace("\u2019", "'").removesuffix("'s")
+    if word in _NOT_PLURAL:
+        return word
     for suffix, keep in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            return word[: -len(suffix)] + keep
+        rest = word[: -len(suffix)]
+        if (word.endswith(suffix) and len(rest) >= 3 and not word.endswith("ss")
+                and (suffix not in ("ing", "ed") or _VOWEL.search(rest))):
+            return rest + keep
     return word
 
 

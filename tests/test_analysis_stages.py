@@ -39,7 +39,7 @@ from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, strong_windows
 from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes,
                            template_lines)
 from analysis.score import Suggestion, _firsts, rank
-from analysis.words import PHRASE_JOINERS, WORD, TokenFile, Tokens, Vocabulary, is_stop_word, run_hashes, terms
+from analysis.words import PHRASE_JOINERS, WORD, TokenFile, Tokens, Vocabulary, is_stop_word, run_hashes, stem, terms
 from conftest import ROOT
 from linkspider.db import open_database
 from linkspider.sentences import sentence_at, sentence_spans
@@ -728,6 +728,13 @@ def test_topic_terms_are_each_pages_heaviest_words_the_first_among_equals_first(
             best = np.argsort(-matrix.data[row], kind="stable")[:count]
             assert ids[starts[page]:starts[page + 1]].tolist() == matrix.indices[row][best].tolist()
             assert weights[starts[page]:starts[page + 1]].tolist() == matrix.data[row][best].tolist()
+
+
+def test_the_stemmer_matches_plurals_and_tenses_but_not_words_that_only_end_alike() -> None:
+    assert terms("grinders brewing brewed lifetimes strings string's") == ["grinder", "brew", "brew", "lifetime", "string", "string"]
+    assert stem("news") != stem("new")  # the page "News" is not named by "new APIs"
+    assert stem("string") != stem("str")  # nor is Rust's `str` page by "string"
+    assert stem("spring") == "spring" and stem("building") == "build"  # "-ing" goes where a vowel is left
 
 
 def assert_sorted(queue: list[Suggestion]) -> None:
