@@ -3,7 +3,8 @@
 A candidate page is HTML, status 200, indexable, self-canonical, has enough main text and is an
 article rather than a listing (its main text is not mostly link text). Every
 link is resolved through redirects and canonicals, so a link to a URL that redirects or
-canonicalises to B counts as a link to B.
+canonicalises to B counts as a link to B; a page served word for word under two URLs is one page
+(first_copies).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ LISTED_ANCHOR_CHARS = 12
 # lines, a help popup the extractor kept), no place for an editor's link: the backtest counts a sentence that links
 # one target from three pages boilerplate the same way.
 TEMPLATE_LINE_PAGES = 3
+COPY_MIN_WORDS = 50  # words of main text from which two pages with the same title and text are one page (first_copies)
 TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014-]\s+")  # "Post title | Site name", "Post - Site"
 URL_DATE = re.compile(r"/((?:19|20)\d{2})/(0[1-9]|1[0-2])/(?:(0[1-9]|[12]\d|3[01])/)?")  # /2023/07/13/post.html, /2023/07/post/
 
@@ -225,7 +227,8 @@ def crawl_note(db: sqlite_utils.Database) -> str | None:
 
 
 def resolver(db: sqlite_utils.Database) -> dict[str, str]:
-    """Where each crawled URL really points: the end of its redirect chain, then its canonical."""
+    """Where each crawled URL really points: the end of its redirect chain, then its canonical, then the first of its
+    exact copies (first_copies)."""
     final = {url: target for url, target in db.execute("SELECT url, final_url FROM pages WHERE gone = 0 AND final_url IS NOT NULL")}
     live = {url for (url,) in db.execute("SELECT url FROM pages WHERE gone = 0 AND status = 200 AND is_html = 1")}
     canonical = {url: target for url, target in db.execute("SELECT url, canonical FROM pages WHERE gone = 0 AND canonical IS NOT NULL")}
@@ -235,7 +238,25 @@ def resolver(db: sqlite_utils.Database) -> dict[str, str]:
         if canonical.get(target) in live:
             target = canonical[target]
         resolved[url] = target
-    return resolved
+    first = first_copies(db, resolved)
+    return {url: first.get(target, target) for url, target in resolved.items()}
+
+
+def first_copies(db: sqlite_utils.Database, resolved: dict[str, str]) -> dict[str, str]:
+    """Each indexable page that another one repeats word for word, title and main text (content_hash), with
+    COPY_MIN_WORDS words or more and no canonical elsewhere, mapped to the copy a reader would name: the shallowest,
+    then the shortest URL ("/" before "/index.html"), then the first by URL. A site that serves one page under two
+    URLs without a canonical (a static site's "/" and "/index.html", nearly every documentation book crawled) then
+    counts it once, as a canonical would: one source, one target, one count of its inbound links, and no suggestion to
+    link the copy a page already links."""
+    copies: dict[str, list[tuple[bool, int, int, str]]] = {}
+    for url, content_hash, depth in db.execute(
+        "SELECT url, content_hash, depth FROM pages WHERE gone = 0 AND status = 200 AND is_html = 1 AND NOT noindex "
+        "AND content_hash IS NOT NULL AND word_count >= ?", [COPY_MIN_WORDS]
+    ):
+        if resolved.get(url, url) == url:
+            copies.setdefault(content_hash, []).append((depth is None, depth or 0, len(url), url))
+    return {url: min(group)[3] for group in copies.values() if len(group) > 1 for *_, url in group}
 
 
 def resolved_rows(resolve: dict[str, str], index: dict[str, int]) -> dict[str, int]:

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from analysis import anchors, index, memory, pipeline, score
+from analysis import anchors, index, load, memory, pipeline, score
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, short_title
 from analysis.backtest import HiddenLink, editorial_links, hidden_links
 from analysis.candidates import PEERS, Candidate, Candidates, cosines, find_candidates, same_texts, with_peer_links
@@ -290,6 +290,22 @@ def test_a_canonical_to_a_page_that_is_not_live_is_ignored(site: Site) -> None:
     site.post("/b/", "aeropress-recipes")
     site.page("/gone/", status=404, is_html=1)
     assert site.corpus().urls == [url("/a/"), url("/b/")]
+
+
+def test_a_page_served_word_for_word_under_two_urls_is_one_page_the_shallowest(site: Site) -> None:
+    """A static site's "/" and "/index.html" with no canonical: one source and one target, whichever copy a link names;
+    a page with the same text under another title is no copy (it is cannibalisation: candidates.same_texts)."""
+    site.post("/", "french-press-guide", depth=0)
+    site.post("/index.html", "french-press-guide", depth=2)
+    site.post("/b/", "aeropress-recipes")
+    site.page("/print/", "Printable", prose("aeropress-recipes").text)
+    anchor, offset = prose("aeropress-recipes").links[0][1:]
+    site.link("/b/", "/index.html", anchor, offset=offset)
+    corpus = site.corpus()
+    assert corpus.urls == [url("/"), url("/b/"), url("/print/")]
+    assert pairs_of(corpus, corpus.linked_pairs()) == {(url("/b/"), url("/"))}
+    assert corpus.inbound == [1, 0, 0]
+    assert load.resolver(site.db)[url("/index.html")] == url("/")
 
 
 def test_an_empty_crawl_raises(site: Site) -> None:
