@@ -307,7 +307,8 @@ def template_lines(texts: Sequence[str]) -> Spans:
 
 
 def site_pages(db: sqlite_utils.Database, resolve: dict[str, str]) -> list[str]:
-    """The live HTML pages that are their own canonicals, sorted: the nodes of SiteLinks."""
+    """The live HTML pages that are their own canonicals and no copy of another (first_copies), sorted: the nodes of
+    SiteLinks."""
     return [url for (url,) in db.execute("SELECT url FROM pages WHERE gone = 0 AND status = 200 AND is_html = 1 ORDER BY url")
             if resolve.get(url, url) == url]
 
