@@ -3,8 +3,7 @@
 The graph is every live HTML page (status 200, its own canonical) and every internal link between two
 of them, from any region, resolved through redirects and canonicals as load.py resolves them: a
 redirect is not a click, and a duplicate's links count as its canonical's (or as its first copy's:
-load.first_copies). Per page, on the crawl's
-graph and again with the queue's links added as content links:
+load.first_copies). Per page, on the crawl's graph and again with the queue's links added as content links:
 
 - click depth: fewest clicks from the latest crawl's start URL(s); none when no path exists;
 - internal PageRank (damping 0.85, by power iteration on a sparse matrix as networkx's pagerank
