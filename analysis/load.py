@@ -230,7 +230,11 @@ def resolver(db: sqlite_utils.Database) -> dict[str, str]:
     """Where each crawled URL really points: the end of its redirect chain, then its canonical, then the first of its
     exact copies (first_copies)."""
     final = {url: target for url, target in db.execute("SELECT url, final_url FROM pages WHERE gone = 0 AND final_url IS NOT NULL")}
-    live = {url for (url,) in db.execute("SELECT url FROM pages WHERE gone = 0 AND status = 200 AND is_html = 1")}
+    pages = db.execute(  # the live pages, with what first_copies asks of them
+        "SELECT url, content_hash, depth, NOT noindex AND content_hash IS NOT NULL AND word_count >= ? "
+        "FROM pages WHERE gone = 0 AND status = 200 AND is_html = 1", [COPY_MIN_WORDS]
+    ).fetchall()
+    live = {url for url, *_ in pages}
     canonical = {url: target for url, target in db.execute("SELECT url, canonical FROM pages WHERE gone = 0 AND canonical IS NOT NULL")}
     resolved = {}
     for url in final.keys() | live:
@@ -238,23 +242,20 @@ def resolver(db: sqlite_utils.Database) -> dict[str, str]:
         if canonical.get(target) in live:
             target = canonical[target]
         resolved[url] = target
-    first = first_copies(db, resolved)
+    first = first_copies(pages, resolved)
     return {url: first.get(target, target) for url, target in resolved.items()}
 
 
-def first_copies(db: sqlite_utils.Database, resolved: dict[str, str]) -> dict[str, str]:
+def first_copies(pages: list[tuple[str, str | None, int | None, bool]], resolved: dict[str, str]) -> dict[str, str]:
     """Each indexable page that another one repeats word for word, title and main text (content_hash), with
     COPY_MIN_WORDS words or more and no canonical elsewhere, mapped to the copy a reader would name: the shallowest,
     then the shortest URL ("/" before "/index.html"), then the first by URL. A site that serves one page under two
     URLs without a canonical (a static site's "/" and "/index.html", nearly every documentation book crawled) then
     counts it once, as a canonical would: one source, one target, one count of its inbound links, and no suggestion to
-    link the copy a page already links."""
+    link the copy a page already links. pages: (url, content_hash, depth, whether it may be a copy) of the live pages."""
     copies: dict[str, list[tuple[bool, int, int, str]]] = {}
-    for url, content_hash, depth in db.execute(
-        "SELECT url, content_hash, depth FROM pages WHERE gone = 0 AND status = 200 AND is_html = 1 AND NOT noindex "
-        "AND content_hash IS NOT NULL AND word_count >= ?", [COPY_MIN_WORDS]
-    ):
-        if resolved.get(url, url) == url:
+    for url, content_hash, depth, may_be_a_copy in pages:
+        if may_be_a_copy and resolved.get(url, url) == url:
             copies.setdefault(content_hash, []).append((depth is None, depth or 0, len(url), url))
     return {url: min(group)[3] for group in copies.values() if len(group) > 1 for *_, url in group}
 
