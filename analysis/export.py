@@ -125,8 +125,12 @@ def gain_text(depth_before: int | None, depth_after: int | None, pagerank_gain: 
 
 
 def save_cannibalization(db: sqlite_utils.Database, corpus: Corpus, pairs: list[tuple[int, int, float]], path: Path) -> None:
+    """The pairs, then each page served word for word under another URL (Corpus.copies, similarity 1): one page to the
+    analysis, but a duplicate to a search engine until the copy redirects or names the page as its canonical."""
     rows = [{"page": corpus.urls[a], "other": corpus.urls[b], "similarity": round(similarity, 4),
              "page_title": corpus.titles[a], "other_title": corpus.titles[b]} for a, b, similarity in pairs]
+    rows += [{"page": corpus.urls[a], "other": copy, "similarity": 1.0, "page_title": corpus.titles[a],
+              "other_title": corpus.titles[a]} for a, copy in corpus.copies]
     replace_table(db, "cannibalization", rows, {"page": str, "other": str, "similarity": float, "page_title": str, "other_title": str})
     write_csv(path, ["page", "other", "similarity", "page_title", "other_title"], (row.values() for row in rows))
 

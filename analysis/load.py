@@ -181,6 +181,7 @@ class Corpus:
     code_spans: Spans | None = None  # per page: (start, end) of its code blocks in its text; None: none
     template_spans: Spans | None = None  # per page: (start, end) of its template_lines; None: none
     site: SiteLinks | None = None  # the whole site's link graph, for impact.py; None: not read
+    copies: list[tuple[int, str]] = field(default_factory=list)  # (page, another URL that serves it word for word: first_copies)
 
     def __post_init__(self) -> None:
         if not isinstance(self.texts, PageTexts):
@@ -229,6 +230,11 @@ def crawl_note(db: sqlite_utils.Database) -> str | None:
 def resolver(db: sqlite_utils.Database) -> dict[str, str]:
     """Where each crawled URL really points: the end of its redirect chain, then its canonical, then the first of its
     exact copies (first_copies)."""
+    return resolution(db)[0]
+
+
+def resolution(db: sqlite_utils.Database) -> tuple[dict[str, str], dict[str, str]]:
+    """resolver's mapping, and the copies it folds into another page (copy -> that page), for the report."""
     final = {url: target for url, target in db.execute("SELECT url, final_url FROM pages WHERE gone = 0 AND final_url IS NOT NULL")}
     pages = db.execute(  # the live pages, with what first_copies asks of them
         "SELECT url, content_hash, depth, NOT noindex AND content_hash IS NOT NULL AND word_count >= ? "
@@ -243,7 +249,8 @@ def resolver(db: sqlite_utils.Database) -> dict[str, str]:
             target = canonical[target]
         resolved[url] = target
     first = first_copies(pages, resolved)
-    return {url: first.get(target, target) for url, target in resolved.items()}
+    copies = {url: page for url, page in first.items() if url != page}
+    return {url: first.get(target, target) for url, target in resolved.items()}, copies
 
 
 def first_copies(pages: list[tuple[str, str | None, int | None, bool]], resolved: dict[str, str]) -> dict[str, str]:
@@ -361,7 +368,7 @@ def _read_links(db: sqlite_utils.Database, resolve: dict[str, str], index: dict[
 
 def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tuple[str, str]] = frozenset()) -> Corpus:
     """Read candidate pages and their resolved links; `hidden` (source, target) URL pairs are treated as unlinked."""
-    resolve = resolver(db)
+    resolve, copied = resolution(db)
     kept = db["pages"].columns_dict
     headings = "headings" if "headings" in kept else "NULL AS headings"  # a crawl before they were kept
     code = "code_spans" if "code_spans" in kept else "NULL AS code_spans"
@@ -398,6 +405,8 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
         code_spans=Spans.per_page([json.loads(spans) if spans else [] for spans in column["code_spans"]]),
     )
     corpus.template_spans = template_lines(corpus.texts)
+    page_of = corpus.index
+    corpus.copies = sorted((page_of[page], url) for url, page in copied.items() if page in page_of)
     corpus.site, (content, template, spans, corpus.inbound_anchors) = _read_links(db, resolve, corpus.index, hidden)
     corpus.content_codes = distinct(np.frombuffer(content, dtype=np.int64))
     template_codes = distinct(np.frombuffer(template, dtype=np.int64))

@@ -21,7 +21,8 @@ def summary(result: Result) -> str:
         f"  pages since the last analysis: {result.changes.pages_line()}",
         f"  hubs (capped at {proposal.max_per_target} per target): {len(proposal.hubs)}; orphans among the analysed pages: "
         f"{len(corpus.orphans)}; "
-        f"cannibalisation pairs: {len(proposal.cannibalised)}",
+        f"cannibalisation pairs: {len(proposal.cannibalised) + len(corpus.copies)}"
+        + (f" ({len(corpus.copies)} of them one page under two URLs)" if corpus.copies else ""),
         f"  with the {result.impact.applied} queued links, {result.impact.headline()}",
         f"  time: {stages}",
         f"  wrote: {result.csv}, {result.cannibalization_csv}, {result.report}, "

@@ -31,7 +31,7 @@ from analysis import anchors, index, load, memory, pipeline, score
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, short_title
 from analysis.backtest import HiddenLink, editorial_links, hidden_links
 from analysis.candidates import PEERS, Candidate, Candidates, cosines, find_candidates, same_texts, with_peer_links
-from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
+from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_cannibalization, save_suggestions
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
 from analysis.phrases import MIN_WORDS, phrases_of
@@ -306,6 +306,9 @@ def test_a_page_served_word_for_word_under_two_urls_is_one_page_the_shallowest(s
     assert pairs_of(corpus, corpus.linked_pairs()) == {(url("/b/"), url("/"))}
     assert corpus.inbound == [1, 0, 0]
     assert load.resolver(site.db)[url("/index.html")] == url("/")
+    assert corpus.copies == [(0, url("/index.html"))]  # reported as cannibalisation, for a canonical or a redirect
+    save_cannibalization(site.db, corpus, [], site.path.with_suffix(".cannibalization.csv"))
+    assert [(row["page"], row["other"], row["similarity"]) for row in site.db["cannibalization"].rows] == [(url("/"), url("/index.html"), 1.0)]
 
 
 def test_an_empty_crawl_raises(site: Site) -> None:
