@@ -407,7 +407,7 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
     corpus.template_spans = template_lines(corpus.texts)
     page_of = corpus.index
     corpus.copies = sorted((page_of[page], url) for url, page in copied.items() if page in page_of)
-    corpus.site, (content, template, spans, corpus.inbound_anchors) = _read_links(db, resolve, corpus.index, hidden)
+    corpus.site, (content, template, spans, corpus.inbound_anchors) = _read_links(db, resolve, page_of, hidden)
     corpus.content_codes = distinct(np.frombuffer(content, dtype=np.int64))
     template_codes = distinct(np.frombuffer(template, dtype=np.int64))
     corpus.template_codes = template_codes[~among(template_codes, corpus.content_codes)]
