@@ -29,6 +29,7 @@ from analysis.candidates import same_texts
 from analysis.embed import embed_pages
 from analysis.load import Corpus, load_corpus, resolver
 from analysis.pipeline import Options, propose
+from analysis.scope import InScope, Scope
 from linkspider.db import open_existing, utc_now
 
 SEED_THRESHOLD = 0.55
@@ -134,7 +135,11 @@ def run_backtest(db_path: str | Path, options: Options, share: float = 0.2, seed
     """Scores of the engine and both baselines for each seed, and the threshold with the best balance."""
     db = open_existing(db_path)
     full = load_corpus(db, options.min_words)
+    scope = Scope(options.exclude, options.targets)
     links = editorial_links(db, full)
+    if scope:  # the links the analysis may propose: from pages it may link from, to pages it may link to
+        allowed, index = scope.of(full.urls), full.index
+        links = [link for link in links if allowed.sources[index[link.source]] and allowed.targets[index[link.resolved]]]
     if len(links) < 5:
         raise BacktestError(f"only {len(links)} editorial links on this site: too few to backtest")
     scores: list[Score] = []
@@ -148,8 +153,11 @@ def run_backtest(db_path: str | Path, options: Options, share: float = 0.2, seed
         proposal = propose(db, corpus, options if round_number == 1 else quiet, {})
         engine = {(item.source, item.target): item.anchor.text for item in proposal.queue}
         scores.append(score("engine", seed, corpus, hidden, engine, options.max_per_page, proposal.threshold))
-        scores.append(score("seed", seed, corpus, hidden, seed_pipeline(db, corpus, options), options.max_per_page, SEED_THRESHOLD))
-        scores.append(score("tfidf", seed, corpus, hidden, tfidf_baseline(corpus, options.max_per_page), options.max_per_page))
+        allowed = scope.of(corpus.urls) if scope else None  # the baselines keep to the same scope
+        scores.append(score("seed", seed, corpus, hidden, seed_pipeline(db, corpus, options, allowed), options.max_per_page,
+                            SEED_THRESHOLD))
+        scores.append(score("tfidf", seed, corpus, hidden, tfidf_baseline(corpus, options.max_per_page, allowed),
+                            options.max_per_page))
         for threshold in SWEEP:
             trial = propose(db, corpus, Options(**{**asdict(quiet), "threshold": threshold}), {})
             pairs = {(item.source, item.target): item.anchor.text for item in trial.queue}
@@ -159,27 +167,33 @@ def run_backtest(db_path: str | Path, options: Options, share: float = 0.2, seed
     return scores, best
 
 
-def seed_pipeline(db: sqlite_utils.Database, corpus: Corpus, options: Options) -> dict[tuple[int, int], str]:
+def seed_pipeline(db: sqlite_utils.Database, corpus: Corpus, options: Options,
+                  allowed: InScope | None = None) -> dict[tuple[int, int], str]:
     """The naive pipeline: raw page text, a dense n x n cosine matrix, a fixed threshold, the title as anchor."""
     stripped = dict(db.execute("SELECT url, stripped_html FROM pages WHERE status = 200 AND gone = 0"))
     texts = [f"{title} {stripped.get(url) or ''}" for url, title in zip(corpus.urls, corpus.titles)]
     hashes = [hashlib.sha1(text.encode()).hexdigest() for text in texts]
     vectors = embed_pages(db, corpus.urls, texts, hashes, options.model, options.device, progress=False,
                           recipe="seed-baseline", backend=options.backend).vectors
-    return _top_pairs(corpus, vectors @ vectors.T, options.max_per_page, SEED_THRESHOLD)
+    return _top_pairs(corpus, vectors @ vectors.T, options.max_per_page, SEED_THRESHOLD, allowed)
 
 
-def tfidf_baseline(corpus: Corpus, per_page: int) -> dict[tuple[int, int], str]:
+def tfidf_baseline(corpus: Corpus, per_page: int, allowed: InScope | None = None) -> dict[tuple[int, int], str]:
     """Keyword similarity on the engine's own text: TF-IDF cosine, the best few per page."""
     texts = [f"{title}\n{text}" for title, text in zip(corpus.titles, corpus.texts)]
     matrix = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(texts)
-    return _top_pairs(corpus, (matrix @ matrix.T).toarray(), per_page, 0.0)
+    return _top_pairs(corpus, (matrix @ matrix.T).toarray(), per_page, 0.0, allowed)
 
 
-def _top_pairs(corpus: Corpus, similarity: np.ndarray, per_page: int, threshold: float) -> dict[tuple[int, int], str]:
+def _top_pairs(corpus: Corpus, similarity: np.ndarray, per_page: int, threshold: float,
+               allowed: InScope | None = None) -> dict[tuple[int, int], str]:
+    """Each source's best per_page unlinked targets at the threshold or above (only those allowed, with a scope)."""
     pairs, linked = {}, corpus.linked_pairs()
-    for source, row in enumerate(similarity):
-        ranked = [t for t in np.argsort(-row) if t != source and (source, t) not in linked and row[t] >= threshold]
+    sources, targets = (allowed.sources, allowed.targets) if allowed else (np.ones(len(corpus), dtype=bool),) * 2
+    for source in np.flatnonzero(sources).tolist():
+        row = similarity[source]
+        ranked = [t for t in np.argsort(-row)
+                  if t != source and targets[t] and (source, t) not in linked and row[t] >= threshold]
         for target in ranked[:per_page]:
             pairs[source, int(target)] = corpus.titles[target]
     return pairs

@@ -33,6 +33,7 @@ import numpy as np
 from analysis.compiled import compiled
 from analysis.index import THREADS, Keywords, vector_dots
 from analysis.load import Corpus, Pair, among, distinct, pair_codes
+from analysis.scope import InScope
 
 Neighbours = tuple[np.ndarray, np.ndarray]  # (similarities, indices), one row per page
 PAIRS_AT_ONCE = 65_536  # pairs a step of the similarities, THREADS steps at once
@@ -206,9 +207,11 @@ def same_texts(corpus: Corpus, pairs: np.ndarray) -> np.ndarray:
 
 def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours, keywords: Keywords,
                     by_words: Neighbours, mentions: np.ndarray, threshold: float, max_similarity: float,
-                    excluded: set[Pair] = frozenset()) -> tuple[Candidates, list[tuple[int, int, float]]]:
+                    excluded: set[Pair] = frozenset(), allowed: InScope | None = None
+                    ) -> tuple[Candidates, list[tuple[int, int, float]]]:
     """(candidates, cannibalisation pairs (a, b, similarity) with a < b) from each page's neighbours and mentions (sorted
-    pair codes: pipeline.mentioned_pairs)."""
+    pair codes: pipeline.mentioned_pairs); with allowed (--exclude and --targets: scope.py), only the pairs from a page
+    it allows as a source to one it allows as a target."""
     pages = len(corpus)
     pairs, linked_by_peers = with_peer_links(
         distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentions])),
@@ -223,6 +226,8 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     for linked in (corpus.content_codes, pair_codes(excluded, pages)):
         keep &= ~among(pairs, linked)
     keep &= ~corpus.listings[pairs // pages]
+    if allowed is not None:
+        keep &= allowed.sources[pairs // pages] & allowed.targets[pairs % pages]
     sources, targets = np.divmod(pairs[duplicate], pages)
     first, second = np.minimum(sources, targets), np.maximum(sources, targets)
     unique, where = np.unique(first * pages + second, return_index=True)

@@ -30,9 +30,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-per-page", type=int, default=4, metavar="N", help="suggestions per source page (default: 4)")
     parser.add_argument("--max-per-target", type=int, metavar="N",
                         help="suggestions per target across the queue, a hub guard (default: the largest cap that keeps "
-                             "every target within 2%% of the queue, at least 3)")
+                             "every target within 2%% of the queue, at least 3; none with --targets)")
     parser.add_argument("--min-words", type=int, default=50, metavar="N",
                         help="pages with less main text than this are neither source nor target (default: 50)")
+    parser.add_argument("--exclude", action="append", metavar="PATTERN",
+                        help="pages whose URL path (or whole URL) matches this shell-style pattern, such as '/tag/*', "
+                             "are neither source nor target of a suggestion (they still count as links); repeatable (default: none)")
+    parser.add_argument("--targets", action="append", metavar="PATTERN",
+                        help="only pages whose URL path (or whole URL) matches this pattern, such as '/products/*', are "
+                             "targets: the queue links to them alone; repeatable (default: every page)")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
                         help="where to run the model (default: auto, a GPU when the backend has one)")
     parser.add_argument("--backend", default="auto", choices=("auto", *BACKENDS),
@@ -61,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from analysis.embed import ModelError
     from analysis.load import EmptyCrawl
     from analysis.pipeline import Options, run as analyse
+    from analysis.scope import ScopeError
     from analysis.summary import summary
     from linkspider.db import NotALinkspiderDatabase
 
@@ -71,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
     options = Options(model=args.model, threshold=args.threshold, max_similarity=args.max_similarity,
                       max_per_page=args.max_per_page, max_per_target=args.max_per_target, min_words=args.min_words,
                       device=args.device, backend=choose_backend(args.backend, args.device), csv=args.csv,
-                      progress=not args.no_progress, approved_only=args.approved_only)
+                      progress=not args.no_progress, approved_only=args.approved_only, exclude=tuple(args.exclude or ()),
+                      targets=tuple(args.targets or ()))
     try:
         if args.backtest:
             from analysis.backtest import run_backtest, table
@@ -82,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"stored threshold {best:.2f} for {args.model} in {args.db}")
         else:
             print(summary(analyse(args.db, options)))
-    except (FileNotFoundError, NotALinkspiderDatabase, EmptyCrawl, ModelError, BacktestError) as error:
+    except (FileNotFoundError, NotALinkspiderDatabase, EmptyCrawl, ModelError, BacktestError, ScopeError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0

@@ -27,6 +27,7 @@ from analysis.index import Keywords, nearest
 from analysis.load import Corpus, Pair, crawl_note, load_corpus
 from analysis.memory import return_freed_memory
 from analysis.report import write_report
+from analysis.scope import InScope, Scope
 from analysis.score import Queue, rank
 from linkspider.db import open_existing
 
@@ -56,6 +57,8 @@ class Options:
     csv: Path | None = None
     progress: bool = True
     approved_only: bool = False  # the impact of the approved suggestions only (default: pending and approved)
+    exclude: tuple[str, ...] = ()  # URL patterns of pages that are neither source nor target (scope.py)
+    targets: tuple[str, ...] = ()  # URL patterns of the only pages that may be targets; none: every page
 
 
 @dataclass
@@ -70,6 +73,7 @@ class Proposal:
     embedded: int
     encoder: str | None  # what embedded them (Embeddings.encoder)
     past_keyword_limit: bool = False  # past KEYWORD_NEIGHBOURS_LIMIT: no keyword neighbours, MENTIONS_PER_SOURCE mentions a source
+    scope: str | None = None  # with --exclude or --targets: what they left (InScope.line)
 
 
 @dataclass
@@ -108,18 +112,28 @@ def default_threshold(db: sqlite_utils.Database, model: str) -> float:
 
 def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings: dict[str, float],
             excluded: set[Pair] = frozenset()) -> Proposal:
-    """Embed, index, filter, rank and anchor: the review queue for a loaded corpus."""
+    """Embed, index, filter, rank and anchor: the review queue for a loaded corpus.
+
+    With --targets and no --max-per-target, no hub guard: the targets are the pages the user wants linked, and a cap
+    of 2% of the queue each would leave a few chosen pages three links apiece. A scope that leaves no source or no
+    target is a ScopeError, before anything is embedded (and cached in the database)."""
     threshold = options.threshold if options.threshold is not None else default_threshold(db, options.model)
-    candidates, cannibalised, keywords, embedded, encoder = _candidates(db, corpus, options, threshold, timings, excluded)
+    scope = Scope(options.exclude, options.targets)
+    allowed = scope.of(corpus.urls) if scope else None
+    max_per_target = len(corpus) if options.targets and options.max_per_target is None else options.max_per_target
+    candidates, cannibalised, keywords, embedded, encoder = _candidates(db, corpus, options, threshold, timings, excluded,
+                                                                        allowed)
     with timed(timings, "rank+anchor", options.progress):
         finder = AnchorFinder(corpus, keywords)
         keywords.drop_matrix()  # the finder took what it needs of it
-        queue, hubs, cap = rank(corpus, candidates, finder, options.max_per_page, options.max_per_target, options.progress)
-    return Proposal(queue, hubs, cannibalised, threshold, cap, embedded, encoder, len(corpus) > KEYWORD_NEIGHBOURS_LIMIT)
+        queue, hubs, cap = rank(corpus, candidates, finder, options.max_per_page, max_per_target, options.progress)
+    return Proposal(queue, hubs, cannibalised, threshold, cap, embedded, encoder, len(corpus) > KEYWORD_NEIGHBOURS_LIMIT,
+                    allowed.line if allowed else None)
 
 
 def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, threshold: float, timings: dict[str, float],
-                excluded: set[Pair]) -> tuple[Candidates, list[tuple[int, int, float]], Keywords, int, str | None]:
+                excluded: set[Pair], allowed: InScope | None
+                ) -> tuple[Candidates, list[tuple[int, int, float]], Keywords, int, str | None]:
     """Embed, index and filter: (candidates, cannibalised pairs, keyword index, pages embedded now, what embedded them).
 
     A function of its own so that what only these stages need (the vectors and the neighbour lists: ~180 MB
@@ -140,7 +154,7 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
             mentions = mentioned_pairs(corpus, keywords, MENTIONS_PER_SOURCE, MENTION_WORD_PAGES)
     with timed(timings, "candidates", options.progress):
         candidates, cannibalised = find_candidates(corpus, embeddings.vectors, by_meaning, keywords, by_words, mentions,
-                                                   threshold, options.max_similarity, excluded)
+                                                   threshold, options.max_similarity, excluded, allowed)
     return candidates, cannibalised, keywords, embeddings.computed, embeddings.encoder
 
 

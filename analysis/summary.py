@@ -28,6 +28,8 @@ def summary(result: Result) -> str:
         f"  wrote: {result.csv}, {result.cannibalization_csv}, {result.report}, "
         "tables suggestions/orphans/hubs/cannibalization/impact/impact_summary/analysis_runs",
     ]
+    if proposal.scope:
+        lines.insert(2, f"  scope: {proposal.scope}")
     if proposal.past_keyword_limit:
         lines.insert(1, f"  note: past {KEYWORD_NEIGHBOURS_LIMIT:,} pages, candidates come from neighbours by meaning and at most "
                         f"{MENTIONS_PER_SOURCE} mentions a source (no keyword neighbours): expect a few fewer of the links an editor "

@@ -17,6 +17,7 @@ from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import sqlite_utils
@@ -294,6 +295,22 @@ def test_orphan_posts_are_in_the_orphans_table(analysed: Analysed) -> None:
 # --- backtest ---------------------------------------------------------------------------------------------------
 
 
+def test_exclude_and_targets_keep_the_queue_to_the_chosen_pages(analysed: Analysed, tmp_path: Path) -> None:
+    db_path = copy_database(analysed.db_path, tmp_path / "demo.db")  # its vectors cached: no model to load
+    targets = {"/blog/espresso-basics/", "/blog/grind-size-chart/"}
+    done = run(ANALYZE, db_path, "--no-progress", "--exclude", "/blog/dialing-in-*", "--exclude", "*/about/",
+               *(argument for path in (*sorted(targets), "/shop/*") for argument in ("--targets", path)))
+    assert done.returncode == 0, done.stderr
+    rows = [dict(zip(CSV_HEADER, row)) for row in read_csv(db_path.with_name("demo.suggestions.csv"))[1:]]
+    assert {urlsplit(row["to"]).path for row in rows} == targets
+    assert not {"/blog/dialing-in-espresso/", "/about/"} & {urlsplit(row["from"]).path for row in rows}
+    assert ("  scope: pages excluded (neither source nor target): 2, pages that may be targets: 2; "
+            "matching no page: '/shop/*'") in done.stdout.splitlines()
+    # no hub guard for chosen targets: each gets every source that suits it, not 2% of the queue (3 on this site)
+    assert "hubs (capped at 45 per target): 0;" in done.stdout
+    assert min(Counter(row["to"] for row in rows).values()) > 3
+
+
 def test_backtest_prints_the_table_and_writes_no_suggestions(demo_crawl: CrawlRun, tmp_path: Path) -> None:
     db_path = copy_database(demo_crawl.db_path, tmp_path / "backtest.db")
     done = run(ANALYZE, db_path, "--backtest", "--rounds", "2")
@@ -315,6 +332,18 @@ def test_backtest_prints_the_table_and_writes_no_suggestions(demo_crawl: CrawlRu
     assert sorted((row["method"], row["seed"]) for row in db["backtests"].rows) == [
         (method, seed) for method in ("engine", "seed", "tfidf") for seed in (1, 2)]
     assert not {"suggestions", "hubs", "orphans", "cannibalization"} & set(db.table_names())
+
+
+def test_a_backtest_in_a_scope_hides_only_links_the_analysis_may_propose(analysed: Analysed, tmp_path: Path) -> None:
+    db_path = copy_database(analysed.db_path, tmp_path / "demo.db")
+    hidden = {}
+    for name, scope in (("site", []), ("scoped", ["--exclude", "/blog/e*", "--targets", "/blog/[a-m]*"])):
+        done = run(ANALYZE, db_path, "--backtest", "--no-progress", *scope)
+        assert done.returncode == 0, done.stderr
+        rows = [line.split() for line in done.stdout.splitlines()[1:4]]
+        assert len({row[1] for row in rows}) == 1  # the same hidden links for the engine and both baselines
+        hidden[name] = int(rows[0][1])
+    assert 5 <= hidden["scoped"] < hidden["site"]
 
 
 # --- bad input --------------------------------------------------------------------------------------------------
@@ -384,11 +413,17 @@ def test_bad_input_fails_in_one_line_and_changes_nothing(case: str, command: lis
     assert files(tmp_path) == before  # the file byte for byte, and nothing written beside it
 
 
-def test_a_model_that_cannot_be_loaded_fails_before_writing(demo_crawl: CrawlRun, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--model", "/nonexistent/path"], "cannot load model '/nonexistent/path'"),
+    (["--exclude", "/blog/*", "--targets", "/blog/*", "--targets", "/products/*"],
+     "no analysed page outside --exclude matches --targets '/blog/*', '/products/*'"),
+], ids=["a model that cannot be loaded", "a scope that leaves no target"])
+def test_a_run_that_cannot_go_on_fails_before_writing(arguments: list[str], message: str, demo_crawl: CrawlRun,
+                                                      tmp_path: Path) -> None:
     db_path = copy_database(demo_crawl.db_path, tmp_path / "demo.db")
     before = files(tmp_path)
-    done = run(ANALYZE, db_path, "--model", "/nonexistent/path", timeout=120)
-    assert_one_error_line(done, "cannot load model '/nonexistent/path'")
+    done = run(ANALYZE, db_path, *arguments, timeout=120)
+    assert_one_error_line(done, message)
     assert files(tmp_path) == before
     assert "embeddings" not in sqlite_utils.Database(db_path).table_names()
 

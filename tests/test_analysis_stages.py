@@ -29,7 +29,7 @@ import pytest
 
 from analysis import anchors, index, load, memory, pipeline, score
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, short_title
-from analysis.backtest import HiddenLink, editorial_links, hidden_links
+from analysis.backtest import HiddenLink, editorial_links, hidden_links, tfidf_baseline
 from analysis.candidates import PEERS, Candidate, Candidates, cosines, find_candidates, same_texts, with_peer_links
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_cannibalization, save_suggestions
 from analysis.index import Keywords, nearest
@@ -38,6 +38,7 @@ from analysis.phrases import MIN_WORDS, phrases_of
 from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, strong_windows
 from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes,
                            template_lines)
+from analysis.scope import Scope, ScopeError
 from analysis.score import Suggestion, _firsts, rank
 from analysis.words import PHRASE_JOINERS, WORD, TokenFile, Tokens, Vocabulary, is_stop_word, run_hashes, stem, terms
 from conftest import ROOT
@@ -352,7 +353,7 @@ def five(site: Site) -> tuple[Corpus, Keywords]:
 
 def candidates_of(five: tuple[Corpus, Keywords], threshold: float, max_similarity: float, *,
                   excluded: set[tuple[int, int]] = frozenset(), mentions: set[tuple[int, int]] = frozenset(),
-                  by_meaning: Neighbours | None = None, by_words: Neighbours | None = None
+                  by_meaning: Neighbours | None = None, by_words: Neighbours | None = None, scope: Scope | None = None
                   ) -> tuple[Candidates, list[tuple[int, int, float]]]:
     """find_candidates on the five pages, every page a neighbour of every other by meaning and none by words (a source's
     nearest by words are candidates below the threshold) unless neighbours are given."""
@@ -362,6 +363,8 @@ def candidates_of(five: tuple[Corpus, Keywords], threshold: float, max_similarit
         "excluded": excluded, "by_meaning": nearest(VECTORS, 10) if by_meaning is None else by_meaning,
         "by_words": (np.zeros((5, 0), dtype=np.float32), np.zeros((5, 0), dtype=np.int64)) if by_words is None else by_words,
     }
+    if scope is not None:
+        arguments["allowed"] = scope.of(corpus.urls)
     if "mentions" in inspect.signature(find_candidates).parameters:  # pairs where the source names the target
         arguments["mentions"] = pair_codes(set(mentions), len(corpus))
     else:
@@ -393,6 +396,43 @@ def test_threshold_and_exclusions_drop_candidates(five: tuple[Corpus, Keywords])
     assert len(candidates_of(five, 0.5, 0.9, excluded={(1, 0), (1, 2), (2, 1), (3, 4), (4, 3)})[0]) == 0
     # a content-linked pair is never a candidate, whatever the band
     assert all((c.source, c.target) != (0, 1) for c in candidates_of(five, 0.0, 1.0)[0])
+
+
+def test_an_excluded_page_is_neither_source_nor_target_and_only_chosen_targets_are_targets(
+        five: tuple[Corpus, Keywords]) -> None:
+    everything = found(candidates_of(five, 0.0, 1.0)[0])
+    assert {0, 1, 2, 3, 4} <= {source for source, _, _ in everything} | {target for _, target, _ in everything}
+    excluded = found(candidates_of(five, 0.0, 1.0, scope=Scope(exclude=("/p1/", "*/p3/")))[0])
+    assert excluded == {pair for pair in everything if not {1, 3} & set(pair[:2])}  # a path or a whole URL
+    chosen = found(candidates_of(five, 0.0, 1.0, scope=Scope(exclude=("/p4/",), targets=("/p[02]/",)))[0])
+    assert chosen == {pair for pair in everything if pair[0] != 4 and pair[1] in (0, 2)}
+    # the cannibalisation report is the site's, whatever the scope
+    assert candidates_of(five, 0.5, 0.9, scope=Scope(targets=("/p1/",)))[1] == candidates_of(five, 0.5, 0.9)[1]
+
+
+def test_a_scope_is_matched_on_paths_with_queries_and_leaving_nothing_is_an_error() -> None:
+    urls = ["https://example.com/", "https://example.com/tag/tea/", "https://example.com/blog/?page=2", "https://example.com/blog/a/"]
+    allowed = Scope(exclude=("/tag/*", "/blog/?page=*"), targets=("/blog/*", "/shop/*")).of(urls)
+    assert allowed.sources.tolist() == [True, False, False, True]
+    assert allowed.targets.tolist() == [False, False, False, True]
+    assert allowed.line == ("pages excluded (neither source nor target): 2, pages that may be targets: 1; "
+                            "matching no page: '/shop/*'")
+    assert Scope(targets=("https://example.com/blog/*",)).of(urls).targets.tolist() == [False, False, True, True]
+    with pytest.raises(ScopeError, match=re.escape("no analysed page outside --exclude matches --targets '/Blog/*'")):
+        Scope(targets=("/Blog/*",)).of(urls)  # case-sensitive, as paths are
+    with pytest.raises(ScopeError, match="leaves none of the 4 analysed pages"):
+        Scope(exclude=("*",)).of(urls)
+    with pytest.raises(ScopeError, match="outside --exclude"):
+        Scope(exclude=("/blog/*",), targets=("/blog/a/",)).of(urls)
+
+
+def test_the_tfidf_baseline_keeps_to_the_scope(five: tuple[Corpus, Keywords]) -> None:
+    corpus, _ = five
+    everything = tfidf_baseline(corpus, 4)  # every unlinked pair: four a page of five
+    assert len(everything) == 5 * 4 - 1
+    scoped = tfidf_baseline(corpus, 4, Scope(exclude=("/p1/",), targets=("/p[023]/",)).of(corpus.urls))
+    assert scoped == {(source, target): title for (source, target), title in everything.items()
+                      if source != 1 and target in (0, 2, 3)}
 
 
 def test_pairs_above_max_similarity_are_cannibalisation_once(five: tuple[Corpus, Keywords]) -> None:
