@@ -8,16 +8,16 @@ starts or ends on one; with target patterns, only the pages they match are targe
 
 A pattern is shell-style (`fnmatch`: `*` also crosses `/`), case-sensitive, and matches a page
 whose path (with its query) or whole URL it matches: `/tag/*` and `https://example.com/tag/*` both
-name the tag pages.
+name the tag pages. The crawl's `-a exclude` takes the same patterns (linkspider.urls.matches).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
-from urllib.parse import urlsplit
 
 import numpy as np
+
+from linkspider.urls import matches
 
 
 class ScopeError(ValueError):
@@ -63,13 +63,8 @@ class InScope:
 
 
 def matching(urls: list[str], pattern: str) -> np.ndarray:
-    """Per URL: whether the pattern matches its path (with its query) or the whole URL."""
-    def matches(url: str) -> bool:
-        parts = urlsplit(url)
-        path = f"{parts.path or '/'}?{parts.query}" if parts.query else parts.path or "/"
-        return fnmatchcase(path, pattern) or fnmatchcase(url, pattern)
-
-    return np.fromiter(map(matches, urls), dtype=bool, count=len(urls))
+    """Per URL: whether the pattern matches its path (with its query) or the whole URL (linkspider.urls.matches)."""
+    return np.fromiter((matches(url, pattern) for url in urls), dtype=bool, count=len(urls))
 
 
 def _quoted(patterns: tuple[str, ...]) -> str:

@@ -8,8 +8,9 @@ from pathlib import Path
 import sqlite_utils
 
 
-def crawl_summary(db: sqlite_utils.Database, crawl_id: int) -> str:
-    """Pages by status, content links, sitemap-only URLs and where the database is."""
+def crawl_summary(db: sqlite_utils.Database, crawl_id: int, excluded: int = 0) -> str:
+    """Pages by status, content links, sitemap-only URLs, the URLs `-a exclude` kept out (excluded: how many) and where
+    the database is."""
     crawl = db["crawls"].get(crawl_id)
     statuses = db.execute(
         "SELECT coalesce(CAST(status AS TEXT), 'no response'), count(*) FROM pages WHERE last_seen_crawl = ? "
@@ -30,6 +31,7 @@ def crawl_summary(db: sqlite_utils.Database, crawl_id: int) -> str:
         f"  sitemap-only URLs: {sitemap_only}" + (f"; not found this time (kept, marked gone): {gone}, {newly_gone} of them since the last crawl" if gone else ""),
         *([f"  unchanged since the last crawl: {crawl['reused']} pages (their stored extraction reused)"]
           if crawl.get("reused") else []),
+        *([f"  excluded by -a exclude: {excluded} URLs, not fetched"] if excluded else []),
         f"  database: {Path(db.conn.execute('PRAGMA database_list').fetchone()[2])}",
     ]
     return "\n".join(lines)

@@ -6,6 +6,7 @@ can be joined on plain string equality.
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
 from functools import lru_cache
 from urllib.parse import urlsplit, urlunsplit
 
@@ -30,6 +31,15 @@ def normalize_url(url: str) -> str:
         netloc = f"{netloc}:{parts.port}"
     path = parts.path or "/"
     return urlunsplit((parts.scheme, netloc, path, parts.query, ""))
+
+
+def matches(url: str, pattern: str) -> bool:
+    """Whether a shell-style pattern (`*` crosses `/` too; case-sensitive) matches the URL's path with its query
+    (`/tag/*`, `*?page=*`) or the whole URL (`https://example.com/tag/*`): the crawl's and the analysis's
+    `exclude` patterns."""
+    parts = urlsplit(url)
+    path = parts.path or "/"
+    return fnmatchcase(f"{path}?{parts.query}" if parts.query else path, pattern) or fnmatchcase(url, pattern)
 
 
 def site_key(url_or_host: str) -> str:

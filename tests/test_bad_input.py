@@ -51,6 +51,7 @@ def assert_sound(db_path: Path) -> None:
     (["-a", "url=ftp://example.com/"], "not an http(s) URL"),
     (["-a", "url=http://127.0.0.1/", "-a", "max_pages=many"], "max_pages must be a whole number"),
     (["-a", "url=http://127.0.0.1/", "-a", "sitemap=maybe"], "sitemap must be true or false"),
+    (["-a", "url=http://127.0.0.1/blog/", "-a", "exclude=/tags/*,/blog/*"], "matches -a exclude=/tags/*,/blog/*"),
 ])
 def test_bad_arguments_fail_in_one_line(args: list[str], message: str, tmp_path: Path) -> None:
     done = subprocess.run([*SCRAPY, "crawl", "site", *args], cwd=tmp_path.parent, capture_output=True, text=True,

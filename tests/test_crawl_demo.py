@@ -65,6 +65,21 @@ def test_no_other_url_is_recorded(demo_crawl: CrawlRun, demo_url: str) -> None:
     assert {url for (url,) in rows(demo_crawl, "SELECT url FROM pages")} == expected
 
 
+def test_excluded_urls_are_neither_fetched_nor_followed_but_links_to_them_are_kept(demo_crawl: CrawlRun, demo_url: str,
+                                                                                    tmp_path: Path) -> None:
+    excluded = run_crawl(demo_url, tmp_path / "excluded.db", "-a", "exclude=/tags/*,*/blog/page/*")  # a path, a URL
+    assert excluded.returncode == 0, excluded.stderr
+    everything = {url for (url,) in rows(demo_crawl, "SELECT url FROM pages")}
+    left_out = {url for url in everything if urlsplit(url).path.startswith(("/tags/", "/blog/page/"))}
+    assert left_out
+    assert {url for (url,) in rows(excluded, "SELECT url FROM pages")} == everything - left_out
+    linked = left_out & {url for (url,) in rows(excluded, "SELECT target FROM links")}  # still the targets of links
+    assert absolute(demo_url, "/blog/page/3/") in left_out - linked  # linked only from page 2: not followed
+    assert f"  excluded by -a exclude: {len(linked)} URLs, not fetched" in excluded.stdout.splitlines()
+    options = json.loads(rows(excluded, "SELECT options FROM crawls")[0][0])
+    assert options["exclude"] == ["/tags/*", "*/blog/page/*"]
+
+
 def test_admin_is_recorded_as_disallowed_by_robots_txt(demo_crawl: CrawlRun, demo_url: str) -> None:
     assert disallowed_link_paths() == {"/admin/"}  # the footer's "Staff login"
     admin = demo_crawl.page(absolute(demo_url, "/admin/"))

@@ -47,7 +47,7 @@ class Command(ScrapyCrawl):
         if crawl_id is None:
             return 1, f"the crawl did not start; see the log above ({options.db} untouched)"
         db = open_existing(options.db)
-        print(crawl_summary(db, crawl_id))
+        print(crawl_summary(db, crawl_id, crawler.stats.get_value("linkspider/excluded", 0)))
         if problem := crawl_problem(db, crawl_id, options.start_urls):
             return 1, problem
         if options.analyze:

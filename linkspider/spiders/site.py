@@ -1,7 +1,8 @@
 """The `site` spider: every internal page of a site, its metadata, main text and links.
 
     scrapy crawl site -a url=https://example.com/ [-a db=PATH] [-a max_pages=N] [-a max_depth=N]
-                      [-a sitemap=true|false] [-a allow=host,...] [-a max_query_variants=N] [-a analyze=true|false]
+                      [-a sitemap=true|false] [-a allow=host,...] [-a max_query_variants=N] [-a exclude=PATTERN,...]
+                      [-a analyze=true|false]
 
 Redirects are not followed by Scrapy's middleware but by this spider, so that every hop is
 recorded (including one that leaves the site, which is recorded and not crawled).
@@ -29,7 +30,7 @@ from linkspider.db import utc_now
 from linkspider.extract import parse_html
 from linkspider.items import Page, SitemapEntries
 from linkspider.reuse import StoredPages, body_hash
-from linkspider.urls import database_name, is_http_url, normalize_url, site_key
+from linkspider.urls import database_name, is_http_url, matches, normalize_url, site_key
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 REDIRECT_STATUSES = {301, 302, 303, 307, 308}
@@ -50,6 +51,7 @@ class CrawlOptions:
     max_depth: int = 50
     sitemap: bool = True
     max_query_variants: int = 20
+    exclude: tuple[str, ...] = ()  # URL patterns (linkspider.urls.matches) neither fetched nor followed
     analyze: bool = False  # read by the crawl command, which analyses the database when the crawl ends
     sites: set[str] = field(default_factory=set)
 
@@ -61,6 +63,8 @@ class CrawlOptions:
         "sitemap": ("true|false", "seed from robots.txt sitemaps and /sitemap.xml too (default: true)"),
         "allow": ("HOST[,HOST]", "more hosts that belong to the site (default: none)"),
         "max_query_variants": ("N", "distinct query strings crawled per path (default: 20)"),
+        "exclude": ("PATTERN[,PATTERN]", "URLs whose path (with its query) or whole URL matches a shell-style pattern, "
+                                         "such as /tag/* or *?sort=*, are neither fetched nor followed (default: none)"),
         "analyze": ("true|false", "analyse the database when the crawl ends, as `scrapy analyze DB` with its defaults "
                                   "would (default: false)"),
     }
@@ -68,7 +72,7 @@ class CrawlOptions:
 
     @classmethod
     def parse(cls, url: str | None = None, db: str | None = None, max_pages: str | int = 0, max_depth: str | int = 50,
-              sitemap: str | bool = True, allow: str = "", max_query_variants: str | int = 20,
+              sitemap: str | bool = True, allow: str = "", max_query_variants: str | int = 20, exclude: str = "",
               analyze: str | bool = False) -> CrawlOptions:
         """Check the `-a` arguments; raise CrawlArgumentError with a one-line reason."""
         if not url or not str(url).strip():
@@ -84,12 +88,19 @@ class CrawlOptions:
             max_depth=_non_negative_int("max_depth", max_depth),
             sitemap=_boolean("sitemap", sitemap),
             max_query_variants=_non_negative_int("max_query_variants", max_query_variants),
+            exclude=tuple(pattern.strip() for pattern in str(exclude).split(",") if pattern.strip()),
             analyze=_boolean("analyze", analyze),
         )
+        for start in options.start_urls:
+            if options.excludes(start):
+                raise CrawlArgumentError(f"the start URL {start} matches -a exclude={exclude}: nothing would be crawled")
         _check_database_path(options.db)
         options.sites = {site_key(start) for start in options.start_urls}
         options.sites |= {site_key(host.strip()) for host in str(allow).split(",") if host.strip()}
         return options
+
+    def excludes(self, url: str) -> bool:
+        return any(matches(url, pattern) for pattern in self.exclude)
 
 
 class SiteSpider(scrapy.Spider):
@@ -103,10 +114,12 @@ class SiteSpider(scrapy.Spider):
         self.options = CrawlOptions.parse(**{key: value for key, value in kwargs.items() if key in known})
         super().__init__(*args, **{key: value for key, value in kwargs.items() if key not in known})
         self.seen: set[str] = set()
+        self.excluded: set[str] = set()  # URLs that -a exclude kept from being fetched
         self.query_variants: dict[str, set[str]] = defaultdict(set)
         self.stored = StoredPages(self.options.db)
 
     def closed(self, reason: str) -> None:
+        self.crawler.stats.set_value("linkspider/excluded", len(self.excluded))  # for the crawl's summary
         self.stored.close()
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
@@ -185,8 +198,11 @@ class SiteSpider(scrapy.Spider):
         page.body_hash = fingerprint
 
     def _page_request(self, url: str, depth: int, priority: int = 0) -> scrapy.Request | None:
-        """A request for a page not seen before, within the page cap and the query-variant cap."""
+        """A request for a page not seen before, within the page cap and the query-variant cap, and not excluded."""
         if url in self.seen or (self.options.max_pages and len(self.seen) >= self.options.max_pages):
+            return None
+        if self.options.exclude and self.options.excludes(url):
+            self.excluded.add(url)
             return None
         parts = urlsplit(url)
         if parts.query:
