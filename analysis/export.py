@@ -19,6 +19,7 @@ import sqlite_utils
 
 from analysis.load import Corpus
 from analysis.score import Suggestion, records
+from analysis.vague import VagueLink
 from linkspider.db import add_missing_columns, utc_now
 
 SUGGESTIONS = {
@@ -133,6 +134,19 @@ def save_cannibalization(db: sqlite_utils.Database, corpus: Corpus, pairs: list[
               "other_title": corpus.titles[a]} for a, copy in corpus.copies]
     replace_table(db, "cannibalization", rows, {"page": str, "other": str, "similarity": float, "page_title": str, "other_title": str})
     write_csv(path, ["page", "other", "similarity", "page_title", "other_title"], (row.values() for row in rows))
+
+
+def save_vague_links(db: sqlite_utils.Database, corpus: Corpus, links: list[VagueLink], path: Path) -> None:
+    """The links anchored on "here" and the like, with a better anchor from the same sentence where one names the target
+    (vague.py); the CSV in the same order, by source and place."""
+    rows = [{"source": corpus.urls[link.source], "target": corpus.urls[link.target], "target_title": corpus.titles[link.target],
+             "anchor": link.anchor, "context": link.context, "offset": link.offset, "better_anchor": link.better,
+             "better_offset": link.better_offset} for link in links]
+    replace_table(db, "vague_links", rows, {"source": str, "target": str, "target_title": str, "anchor": str, "context": str,
+                                            "offset": int, "better_anchor": str, "better_offset": int})
+    write_csv(path, ["from", "to", "to_title", "anchor", "context", "better_anchor"],
+              ((row["source"], row["target"], row["target_title"], row["anchor"], row["context"], row["better_anchor"] or "")
+               for row in rows))
 
 
 def save_orphans(db: sqlite_utils.Database, corpus: Corpus) -> None:

@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +21,8 @@ from analysis.anchors import COMMON_SHARE, AnchorFinder, cited_headings
 from analysis.candidates import Candidates, find_candidates
 from analysis.changes import Changes, record_changes
 from analysis.embed import DEFAULT_BACKEND, DEFAULT_MODEL, ModelTexts, embed_pages
-from analysis.export import export_csv, rejected_pairs, save_cannibalization, save_hubs, save_orphans, save_suggestions
+from analysis.export import (export_csv, rejected_pairs, save_cannibalization, save_hubs, save_orphans, save_suggestions,
+                             save_vague_links)
 from analysis.impact import Impact, measure_impact
 from analysis.index import Keywords, nearest
 from analysis.load import Corpus, Pair, crawl_note, load_corpus
@@ -29,6 +30,7 @@ from analysis.memory import return_freed_memory
 from analysis.report import write_report
 from analysis.scope import InScope, Scope
 from analysis.score import Queue, rank
+from analysis.vague import VagueLink, vague_links
 from linkspider.db import open_existing
 
 # Default lower similarity bound per model, set with the backtest (see BENCHMARKS.md, "Quality").
@@ -74,6 +76,7 @@ class Proposal:
     encoder: str | None  # what embedded them (Embeddings.encoder)
     past_keyword_limit: bool = False  # past KEYWORD_NEIGHBOURS_LIMIT: no keyword neighbours, MENTIONS_PER_SOURCE mentions a source
     scope: str | None = None  # with --exclude or --targets: what they left (InScope.line)
+    vague: list[VagueLink] = field(default_factory=list)  # links anchored on "here" and the like (vague.py)
 
 
 @dataclass
@@ -88,6 +91,7 @@ class Result:
     report: Path
     changes: Changes  # since the last analysis
     crawl_note: str | None  # what the analysis misses when the latest crawl did not finish (load.crawl_note)
+    vague_csv: Path
 
 
 @contextmanager
@@ -111,12 +115,13 @@ def default_threshold(db: sqlite_utils.Database, model: str) -> float:
 
 
 def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings: dict[str, float],
-            excluded: set[Pair] = frozenset()) -> Proposal:
+            excluded: set[Pair] = frozenset(), with_vague_links: bool = False) -> Proposal:
     """Embed, index, filter, rank and anchor: the review queue for a loaded corpus.
 
     With --targets and no --max-per-target, no hub guard: the targets are the pages the user wants linked, and a cap
     of 2% of the queue each would leave a few chosen pages three links apiece. A scope that leaves no source or no
-    target is a ScopeError, before anything is embedded (and cached in the database)."""
+    target is a ScopeError, before anything is embedded (and cached in the database). with_vague_links: the site's
+    links anchored on "here" and the like, with a better anchor each (vague.py), for the run, not the backtest."""
     threshold = options.threshold if options.threshold is not None else default_threshold(db, options.model)
     scope = Scope(options.exclude, options.targets)
     allowed = scope.of(corpus.urls) if scope else None
@@ -127,8 +132,9 @@ def propose(db: sqlite_utils.Database, corpus: Corpus, options: Options, timings
         finder = AnchorFinder(corpus, keywords)
         keywords.drop_matrix()  # the finder took what it needs of it
         queue, hubs, cap = rank(corpus, candidates, finder, options.max_per_page, max_per_target, options.progress)
+        vague = vague_links(db, corpus, finder) if with_vague_links else []
     return Proposal(queue, hubs, cannibalised, threshold, cap, embedded, encoder, len(corpus) > KEYWORD_NEIGHBOURS_LIMIT,
-                    allowed.line if allowed else None)
+                    allowed.line if allowed else None, vague)
 
 
 def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, threshold: float, timings: dict[str, float],
@@ -177,15 +183,17 @@ def run(db_path: str | Path, options: Options) -> Result:
         with timed(timings, "load"):
             corpus = load_corpus(db, options.min_words)
         set_aside()  # the corpus lives to the end
-        proposal = propose(db, corpus, options, timings, rejected_pairs(db, corpus))
+        proposal = propose(db, corpus, options, timings, rejected_pairs(db, corpus), with_vague_links=True)
         set_aside()  # so does the queue
         csv_path = options.csv or db_path.with_suffix(".suggestions.csv")
         cannibalization_csv = csv_path.with_name(db_path.stem + ".cannibalization.csv")
+        vague_csv = csv_path.with_name(db_path.stem + ".vague-links.csv")
         with timed(timings, "export", options.progress):
             counts = save_suggestions(db, corpus, proposal.queue)
             save_cannibalization(db, corpus, proposal.cannibalised, cannibalization_csv)
             save_orphans(db, corpus)
             save_hubs(db, corpus, proposal.hubs, proposal.max_per_target)
+            save_vague_links(db, corpus, proposal.vague, vague_csv)
             changes = record_changes(db, corpus, len(proposal.queue), counts)
         with timed(timings, "impact", options.progress):
             impact = measure_impact(db, options.approved_only, corpus.site)
@@ -193,7 +201,8 @@ def run(db_path: str | Path, options: Options) -> Result:
             counts["rows"] = export_csv(db, csv_path)  # after the impact: the CSV shows each suggestion's gain
         with timed(timings, "report", options.progress):
             report = write_report(db, impact, db_path.with_suffix(".report.html"), (proposal.threshold, options.max_similarity))
-    return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv, impact, report, changes, crawl_note(db))
+    return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv, impact, report, changes, crawl_note(db),
+                  vague_csv)
 
 
 @contextmanager

@@ -24,9 +24,12 @@ def summary(result: Result) -> str:
         f"cannibalisation pairs: {len(proposal.cannibalised) + len(corpus.copies)}"
         + (f" ({len(corpus.copies)} of them one page under two URLs)" if corpus.copies else ""),
         f"  with the {result.impact.applied} queued links, {result.impact.headline()}",
+        f"  links anchored on \"here\" and the like: {len(proposal.vague)}"
+        + (f" ({sum(link.better is not None for link in proposal.vague)} with a better anchor in their sentence)"
+           if proposal.vague else ""),
         f"  time: {stages}",
-        f"  wrote: {result.csv}, {result.cannibalization_csv}, {result.report}, "
-        "tables suggestions/orphans/hubs/cannibalization/impact/impact_summary/analysis_runs",
+        f"  wrote: {result.csv}, {result.cannibalization_csv}, {result.vague_csv}, {result.report}, "
+        "tables suggestions/orphans/hubs/cannibalization/vague_links/impact/impact_summary/analysis_runs",
     ]
     if proposal.scope:
         lines.insert(2, f"  scope: {proposal.scope}")

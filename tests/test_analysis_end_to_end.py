@@ -100,6 +100,10 @@ def test_both_commands_exit_0_and_write_the_csv_beside_the_database(analysed: An
     assert analysed.first.returncode == analysed.second.returncode == 0
     assert analysed.db_path.with_name("demo.suggestions.csv").is_file()
     assert analysed.db_path.with_name("demo.cannibalization.csv").is_file()
+    assert read_csv(analysed.db_path.with_name("demo.vague-links.csv")) == [  # the demo's editors link no "here"
+        ["from", "to", "to_title", "anchor", "context", "better_anchor"]]
+    assert analysed.db["vague_links"].count == 0
+    assert 'links anchored on "here" and the like: 0' in analysed.first.stdout
     assert analysed.first_csv[0] == CSV_HEADER
     assert len(analysed.first_csv) > 20  # the demo has plenty of related, unlinked posts
 

@@ -39,6 +39,7 @@ from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, strong_windows
 from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes,
                            template_lines)
 from analysis.scope import Scope, ScopeError
+from analysis.vague import is_vague, vague_links
 from analysis.score import Suggestion, _firsts, rank
 from analysis.words import PHRASE_JOINERS, WORD, TokenFile, Tokens, Vocabulary, is_stop_word, run_hashes, stem, terms
 from conftest import ROOT
@@ -615,6 +616,32 @@ def test_a_listing_page_is_a_target_but_never_a_source(site: Site) -> None:
     assert listing not in set(candidates.source.tolist())
     assert set(candidates.target.tolist()) == set(range(len(corpus)))  # the listing among them
     assert len(candidates) == (len(corpus) - 1) ** 2
+
+
+def test_a_link_anchored_on_here_is_vague_and_gets_the_phrase_of_its_sentence_that_names_its_target(site: Site) -> None:
+    for i, slug in enumerate(["french-press-guide", "aeropress-recipes", "chemex-guide", "milk-steaming", *RANK_SLUGS[5:]]):
+        site.post(f"/p{i}/", slug)
+    text = ("Steamed milk wants a cold jug and a steady hand on the wand. " * 8
+            + "For silky foam, pouring latte art is described here. Then read more.\n"
+            + "Our Chemex notes sit on another page. See this link for pouring.\n"
+            + "Three AeroPress recipes worth learning wait in the kitchen.")  # names /p1/, outside its link's sentence
+    site.page("/notes/", "Milk notes", text)
+    site.link("/notes/", "/p3/", "here", offset=text.index("here."))  # vague, its sentence names the target
+    site.link("/notes/", "/p1/", "read more")  # vague, its sentence names nothing (another does)
+    site.link("/notes/", "/p2/", "Chemex notes")  # descriptive
+    site.link("/notes/", "/p2/", "this link")  # vague; the phrase that names it is linked already
+    corpus = site.corpus()
+    links = vague_links(site.db, corpus, AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles)))
+    notes = corpus.index[url("/notes/")]
+    assert [(corpus.urls[link.target], link.anchor) for link in links] == [
+        (url("/p3/"), "here"), (url("/p1/"), "read more"), (url("/p2/"), "this link")]
+    assert all(link.source == notes and text[link.offset:].startswith(link.anchor) for link in links)
+    assert [link.context for link in links] == ["For silky foam, pouring latte art is described here.",
+                                                "Then read more.", "See this link for pouring."]
+    assert [link.better for link in links] == ["latte art", None, None]
+    assert text[links[0].better_offset:].startswith("latte art is described")
+    assert [is_vague(anchor) for anchor in ("Here", " here. ", "Read more…", "(this post)", "here we go", "Chemex")] == [
+        True, True, True, True, False, False]
 
 
 # --- stage 5a: rank and cap --------------------------------------------------------------------------------------
