@@ -19,6 +19,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent  # where scrapy.cfg and th
 def crawl_command(site: Site, db: Path, max_pages: int, settings: list[str]) -> list[str]:
     """The spider arguments of one site's job; shared with the Scrapyd runner's."""
     return ["crawl", "site", "-a", f"url={site.url}", "-a", f"db={db}", "-a", f"max_pages={max_pages}", "-a", "analyze=true",
+            *(["-a", f"exclude={site.exclude}"] if site.exclude else []),
             *(argument for setting in settings for argument in ("-s", setting))]
 
 

@@ -107,7 +107,8 @@ class ScrapydRunner:
     def schedule(self, server: str, site: Site) -> str:
         """Queue the site's job: the spider arguments a local run would get, the database named after the site."""
         form = [("project", self.project), ("spider", SPIDER), ("url", site.url), ("db", f"{site.name}.db"),
-                ("max_pages", str(self.max_pages)), ("analyze", "true"), *(("setting", setting) for setting in self.settings)]
+                ("max_pages", str(self.max_pages)), ("analyze", "true"), *([("exclude", site.exclude)] if site.exclude else []),
+                *(("setting", setting) for setting in self.settings)]
         return api(f"{server}/schedule.json", form)["jobid"]
 
     def collect(self, server: str, job: str, site: Site) -> str | None:

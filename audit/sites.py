@@ -1,4 +1,5 @@
-"""The sites file of an audit: one start URL a line, `#` comments and blank lines allowed."""
+"""The sites file of an audit: one start URL a line, `#` comments and blank lines allowed; after the URL, optionally
+`exclude=PATTERN,...`, the crawl's `-a exclude` for that site (its tag pages, its paginated lists)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ class AuditInputError(ValueError):
 class Site:
     url: str  # the start URL, normalised
     name: str  # file stem of everything written for the site: `<host>` or `<host>_<port>`
+    exclude: str = ""  # the crawl's -a exclude: URL patterns, comma-separated, neither fetched nor followed
 
     def path(self, folder: Path, suffix: str) -> Path:
         """One of the site's files in the audit folder, e.g. path(out, ".db")."""
@@ -31,14 +33,18 @@ def read_sites(path: Path) -> list[Site]:
         text = line.strip()
         if not text or text.startswith("#"):
             continue
-        text = text.split(" #", 1)[0].strip()  # a comment after the URL
-        if not is_http_url(text) or " " in text:
+        text, *options = text.split(" #", 1)[0].split()  # a comment after the URL
+        if not is_http_url(text):
             raise AuditInputError(f"{path}, line {number}: not an http(s) URL: {text!r}")
+        if len(options) > 1 or options and not options[0].startswith("exclude="):
+            raise AuditInputError(f"{path}, line {number}: after the URL only exclude=PATTERN,... may follow, "
+                                  f"not {' '.join(options)!r}")
         key = site_key(text)
         if key in sites:
             raise AuditInputError(f"{path}, line {number}: {text} is the same site as line {sites[key][0]}; "
                                   "one start URL per site")
-        sites[key] = (number, Site(normalize_url(text), database_name(text).removesuffix(".db")))
+        exclude = options[0].removeprefix("exclude=") if options else ""
+        sites[key] = (number, Site(normalize_url(text), database_name(text).removesuffix(".db"), exclude))
     if not sites:
         raise AuditInputError(f"{path} names no site: write one start URL a line")
     return [site for _, site in sites.values()]
