@@ -140,10 +140,10 @@ def save_vague_links(db: sqlite_utils.Database, corpus: Corpus, links: list[Vagu
     """The links anchored on "here" and the like, with a better anchor from the same sentence where one names the target
     (vague.py); the CSV in the same order, by source and place."""
     rows = [{"source": corpus.urls[link.source], "target": corpus.urls[link.target], "target_title": corpus.titles[link.target],
-             "anchor": link.anchor, "context": link.context, "offset": link.offset, "better_anchor": link.better,
-             "better_offset": link.better_offset} for link in links]
-    replace_table(db, "vague_links", rows, {"source": str, "target": str, "target_title": str, "anchor": str, "context": str,
-                                            "offset": int, "better_anchor": str, "better_offset": int})
+             "anchor": link.anchor, "offset": link.offset, "context": link.context, "context_offset": link.context_offset,
+             "better_anchor": link.better, "better_offset": link.better_offset} for link in links]
+    replace_table(db, "vague_links", rows, {"source": str, "target": str, "target_title": str, "anchor": str, "offset": int,
+                                            "context": str, "context_offset": int, "better_anchor": str, "better_offset": int})
     write_csv(path, ["from", "to", "to_title", "anchor", "context", "better_anchor"],
               ((row["source"], row["target"], row["target_title"], row["anchor"], row["context"], row["better_anchor"] or "")
                for row in rows))

@@ -55,7 +55,7 @@ def write_report(db: sqlite_utils.Database, impact: Impact, path: Path,
 
 def render(db: sqlite_utils.Database, impact: Impact, band: tuple[float, float] | None) -> str:
     sections = [header(db, impact), figures(impact), charts(db, impact, band), suggestions(db, impact),
-                cannibalisation(db), orphans(impact), hard_to_reach(impact)]
+                cannibalisation(db), vague_links(db, impact), orphans(impact), hard_to_reach(impact)]
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -166,7 +166,7 @@ def in_context(anchor: str, context: str | None) -> str:
     at = (context or "").find(anchor)
     if at < 0:
         return f"<mark>{escape(anchor)}</mark> <span class=muted>(the target's title: no phrase of the source fits)</span>"
-    return f"{escape(context[:at])}<mark>{escape(anchor)}</mark>{escape(context[at + len(anchor):])}"
+    return marked(context, at, len(anchor))
 
 
 def cannibalisation(db: sqlite_utils.Database) -> str:
@@ -178,6 +178,29 @@ def cannibalisation(db: sqlite_utils.Database) -> str:
             "<table><tr><th>page</th><th>other</th><th>similarity</th></tr>" + "".join(
                 f"<tr><td>{link(row['page'], row['page_title'])}</td><td>{link(row['other'], row['other_title'])}</td>"
                 f"<td class=n>{row['similarity']:.3f}</td></tr>" for row in rows) + "</table>")
+
+
+def vague_links(db: sqlite_utils.Database, impact: Impact) -> str:
+    """The links anchored on "here" and the like (vague.py), each marked in its sentence, with the better anchor."""
+    title = "<h2>Links anchored on &ldquo;here&rdquo;</h2>"
+    total = db["vague_links"].count if "vague_links" in db.table_names() else 0
+    if not total:
+        return title + "<p>No content link is anchored on &ldquo;here&rdquo;, &ldquo;read more&rdquo; or the like.</p>"
+    rows = db.query("SELECT * FROM vague_links ORDER BY source, offset LIMIT ?", [LIST_LIMIT])
+    body = "".join(
+        f"<tr><td>{page_link(impact, row['source'])}</td><td>{link(row['target'], row['target_title'])}</td>"
+        f"<td>{marked(row['context'], row['offset'] - row['context_offset'], len(row['anchor']))}</td>"
+        f"<td>{escape(row['better_anchor']) if row['better_anchor'] else '<span class=muted>none in the sentence</span>'}</td></tr>"
+        for row in rows)
+    more = f" The first {LIST_LIMIT} are listed." if total > LIST_LIMIT else ""
+    return (title + f"<p>{total} content links say nothing of their target: a search engine and a screen reader learn "
+            f"nothing from &ldquo;here&rdquo;. Link a phrase that names the page instead.{more}</p><table><tr><th>from</th>"
+            f"<th>to</th><th>link, in its sentence</th><th>better anchor</th></tr>{body}</table>")
+
+
+def marked(sentence: str, at: int, length: int) -> str:
+    """The sentence, escaped, with its characters at:at + length marked."""
+    return f"{escape(sentence[:at])}<mark>{escape(sentence[at:at + length])}</mark>{escape(sentence[at + length:])}"
 
 
 def orphans(impact: Impact) -> str:

@@ -35,6 +35,7 @@ class VagueLink:
     anchor: str  # as linked
     offset: int  # where it starts in the source's main text
     context: str  # the sentence that holds it
+    context_offset: int  # where that sentence starts in the source's main text
     better: str | None  # a phrase of that sentence that names the target, or None
     better_offset: int | None
 
@@ -65,6 +66,6 @@ def vague_links(db: sqlite_utils.Database, corpus: Corpus, finder: AnchorFinder)
         first, last = sentence_at(text, offset)
         better = next(((start, end) for start, end, _ in text_options(text, starts, ends, strengths)
                        if first <= start and end <= last), None)
-        vague.append(VagueLink(i, j, anchor, offset, text[first:last], better and text[better[0]:better[1]],
+        vague.append(VagueLink(i, j, anchor, offset, text[first:last], first, better and text[better[0]:better[1]],
                                better and better[0]))
     return vague

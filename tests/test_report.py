@@ -136,6 +136,10 @@ def hostile_database(path: Path) -> Path:
     db["cannibalization"].insert({"page": BASE + "/post", "other": QUOTED, "similarity": 0.95, "page_title": PAYLOAD,
                                   "other_title": PAYLOAD})
     db["hubs"].insert({"target": QUOTED, "title": PAYLOAD, "wanted": 9, "kept": 3})
+    sentence = f"{PAYLOAD} read it here."
+    db["vague_links"].insert({"source": BASE + "/post", "target": QUOTED, "target_title": PAYLOAD, "anchor": "here",
+                              "offset": 100 + sentence.index("here"), "context": sentence, "context_offset": 100,
+                              "better_anchor": PAYLOAD, "better_offset": 100})
     db.close()
     return path
 
@@ -154,8 +158,9 @@ def test_payloads_in_crawled_strings_show_as_text_and_never_run(browser: Chromiu
                                  ".some(attribute => attribute.name.startsWith('on'))).length") == 0
     assert browser.evaluate(tab, "[...document.querySelectorAll('svg')].every(svg => svg.classList.contains('chart'))")
     text = browser.evaluate(tab, "document.body.innerText")
-    assert text.count(PAYLOAD) >= 5 and CONTEXT in text
-    assert browser.evaluate(tab, "[...document.querySelectorAll('mark')].map(mark => mark.textContent)") == [ANCHOR, PAYLOAD]
+    assert text.count(PAYLOAD) >= 8 and CONTEXT in text
+    assert browser.evaluate(tab, "[...document.querySelectorAll('mark')].map(mark => mark.textContent)") == [
+        ANCHOR, PAYLOAD, "here"]  # the suggestions' anchors, then the vague link in its sentence
     assert QUOTED in browser.evaluate(tab, "[...document.querySelectorAll('a')].map(link => link.getAttribute('href'))")
     assert [request["request"]["url"] for request in browser.of(tab, "Network.requestWillBeSent")] == [
         (tmp_path / "hostile.report.html").as_uri()]
