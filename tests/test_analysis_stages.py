@@ -635,7 +635,8 @@ def test_a_link_anchored_on_here_is_vague_and_gets_the_phrase_of_its_sentence_th
     notes = corpus.index[url("/notes/")]
     assert [(corpus.urls[link.target], link.anchor) for link in links] == [
         (url("/p3/"), "here"), (url("/p1/"), "read more"), (url("/p2/"), "this link")]
-    assert all(link.source == notes and text[link.offset:].startswith(link.anchor) for link in links)
+    assert all(link.source == notes and text[link.offset:].startswith(link.anchor)
+               and text[link.context_offset:].startswith(link.context) for link in links)
     assert [link.context for link in links] == ["For silky foam, pouring latte art is described here.",
                                                 "Then read more.", "See this link for pouring."]
     assert [link.better for link in links] == ["latte art", None, None]
