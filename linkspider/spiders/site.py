@@ -201,7 +201,7 @@ class SiteSpider(scrapy.Spider):
         """A request for a page not seen before, within the page cap and the query-variant cap, and not excluded."""
         if url in self.seen or (self.options.max_pages and len(self.seen) >= self.options.max_pages):
             return None
-        if self.options.exclude and self.options.excludes(url):
+        if url in self.excluded or self.options.exclude and self.options.excludes(url):  # a URL's patterns matched once
             self.excluded.add(url)
             return None
         parts = urlsplit(url)
