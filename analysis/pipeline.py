@@ -200,7 +200,8 @@ def run(db_path: str | Path, options: Options) -> Result:
         with timed(timings, "export", options.progress):
             counts["rows"] = export_csv(db, csv_path)  # after the impact: the CSV shows each suggestion's gain
         with timed(timings, "report", options.progress):
-            report = write_report(db, impact, db_path.with_suffix(".report.html"), (proposal.threshold, options.max_similarity))
+            report = write_report(db, impact, db_path.with_suffix(".report.html"), (proposal.threshold, options.max_similarity),
+                                  proposal.scope or "")
     return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv, impact, report, changes, crawl_note(db),
                   vague_csv)
 

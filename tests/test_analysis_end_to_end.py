@@ -313,6 +313,13 @@ def test_exclude_and_targets_keep_the_queue_to_the_chosen_pages(analysed: Analys
     # no hub guard for chosen targets: each gets every source that suits it, not 2% of the queue (3 on this site)
     assert "hubs (capped at 45 per target): 0;" in done.stdout
     assert min(Counter(row["to"] for row in rows).values()) > 3
+    said = ("The queue keeps to a scope (--exclude, --targets): pages excluded (neither source nor target): 2, pages "
+            "that may be targets: 2; matching no page: &#x27;/shop/*&#x27;.")
+    report = db_path.with_name("demo.report.html")
+    assert said in report.read_text()
+    report.unlink()
+    assert run([*SCRAPY, "report"], db_path).returncode == 0 and said in report.read_text()  # kept for later reports
+    assert run(ANALYZE, db_path, "--no-progress").returncode == 0 and "keeps to a scope" not in report.read_text()
 
 
 def test_backtest_prints_the_table_and_writes_no_suggestions(demo_crawl: CrawlRun, tmp_path: Path) -> None:
