@@ -69,7 +69,8 @@ def editorial_links(db: sqlite_utils.Database, corpus: Corpus) -> list[HiddenLin
     """One link per (source, target) pair that an editor wrote into a sentence of the main content, but between two
     copies of one page (the same main text: a type re-exported under two paths, a print version): to the engine those
     are one page, cannibalisation and never a suggestion (candidates.find_candidates); they want a canonical, not a
-    link, so no method is scored on them."""
+    link, so no method is scored on them. Nor on a link between two languages (a language switcher written into the
+    text): the engine pairs pages within a language."""
     resolve, index = resolver(db), corpus.index
     rows = list(db.execute(
         "SELECT links.source, links.target, links.anchor, links.context FROM links JOIN pages ON pages.url = links.source "
@@ -89,7 +90,8 @@ def editorial_links(db: sqlite_utils.Database, corpus: Corpus) -> list[HiddenLin
             continue
         links[source, resolved] = HiddenLink(source, target, resolved, anchor)
     pairs = np.array([index[source] * len(corpus) + index[resolved] for source, resolved in links], dtype=np.int64)
-    return [link for link, copies in zip(links.values(), same_texts(corpus, pairs)) if not copies]
+    return [link for link, copies, kept in zip(links.values(), same_texts(corpus, pairs), corpus.one_language(pairs))
+            if kept and not copies]
 
 
 def hidden_links(links: list[HiddenLink], share: float, seed: int) -> list[HiddenLink]:

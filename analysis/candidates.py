@@ -17,7 +17,8 @@ above the upper bound are near-duplicates, reported as cannibalisation instead o
 bounds apply to the embedding similarity. Two pages whose main texts are the same are duplicates whatever their titles
 make of that similarity (a print version, a book's index page that repeats its first chapter, a type
 re-exported under two paths: 0.83 for Rust's `ffi::c_int` and `os::raw::c_int`), and are reported
-the same way.
+the same way. On a site in several languages, a page is paired only with pages of its own language or of none declared
+(load.language_of): a link into another language is no link to suggest, and a page's translation no cannibalisation.
 
 Pairs travel as arrays (a large site has millions); a pair is coded as source * pages + target.
 """
@@ -216,6 +217,9 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     pairs, linked_by_peers = with_peer_links(
         distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentions])),
         corpus.content_codes, by_meaning[1], pages, PEERS_LINKING)
+    if corpus.multilingual:  # a page and one in another language: neither a link to suggest nor cannibalisation
+        one_language = corpus.one_language(pairs)
+        pairs, linked_by_peers = pairs[one_language], linked_by_peers[one_language]
     similarity = cosines(vectors, pairs)
     mentioned = among(pairs, mentions)
     closest_by_words = distinct(neighbour_codes(by_words[1], pages, CLOSEST_BY_WORDS))

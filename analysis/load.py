@@ -40,6 +40,7 @@ LISTED_ANCHOR_CHARS = 12
 # lines, a help popup the extractor kept), no place for an editor's link: the backtest counts a sentence that links
 # one target from three pages boilerplate the same way.
 TEMPLATE_LINE_PAGES = 3
+LANGUAGE_SUBTAG = re.compile(r"[a-z]{2,3}")  # a language tag's first part (BCP 47: ISO 639 codes)
 COPY_MIN_WORDS = 50  # words of main text from which two pages with the same title and text are one page (first_copies)
 TITLE_SEPARATORS = re.compile(r"\s+[|\u2013\u2014-]\s+")  # "Post title | Site name", "Post - Site"
 URL_DATE = re.compile(r"/((?:19|20)\d{2})/(0[1-9]|1[0-2])/(?:(0[1-9]|[12]\d|3[01])/)?")  # /2023/07/13/post.html, /2023/07/post/
@@ -182,6 +183,7 @@ class Corpus:
     template_spans: Spans | None = None  # per page: (start, end) of its template_lines; None: none
     site: SiteLinks | None = None  # the whole site's link graph, for impact.py; None: not read
     copies: list[tuple[int, str]] = field(default_factory=list)  # (page, another URL that serves it word for word: first_copies)
+    languages: list[str] = field(default_factory=list)  # per page: its declared language (language_of), "" where none; empty: none known
 
     def __post_init__(self) -> None:
         if not isinstance(self.texts, PageTexts):
@@ -192,6 +194,8 @@ class Corpus:
             self.code_spans = Spans.empty(len(self.urls))
         if self.template_spans is None:
             self.template_spans = Spans.empty(len(self.urls))
+        if not self.languages:
+            self.languages = [""] * len(self.urls)
 
     def __len__(self) -> int:
         return len(self.urls)
@@ -207,6 +211,42 @@ class Corpus:
     @property
     def index(self) -> dict[str, int]:
         return {url: i for i, url in enumerate(self.urls)}
+
+    def language_groups(self) -> np.ndarray:
+        """Per page, a number for its declared language, 0 where it declares none: two pages of two different numbers
+        above 0 are in two languages, and are never paired (candidates.py)."""
+        names, groups = np.unique(np.array(self.languages, dtype=object), return_inverse=True)
+        return groups + (names[0] != "") if len(names) else groups
+
+    @property
+    def multilingual(self) -> bool:
+        """Pages declare two languages or more."""
+        return len(set(self.languages) - {""}) > 1
+
+    def one_language(self, pairs: np.ndarray) -> np.ndarray:
+        """Which pairs (pair_codes) join two pages of one language, or a page that declares none: only those are
+        paired (candidates.py)."""
+        groups = self.language_groups()
+        sources, targets = groups[pairs // len(self)], groups[pairs % len(self)]
+        return (sources == targets) | (sources == 0) | (targets == 0)
+
+    def languages_line(self) -> str | None:
+        """The pages of each language, for the summary and the report, where the site has more than one; else None."""
+        if not self.multilingual:
+            return None
+        counts = Counter(self.languages)
+        each = [f"{language} {count}" for language, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+                if language] + ([f"none declared {counts['']}"] if counts[""] else [])
+        return f"{', '.join(each)} pages: a page is paired only with pages of its own language or of none declared"
+
+
+def language_of(declared: str | None) -> str:
+    """The language a page declares (<html lang>, else its Content-Language header) as its primary subtag in lower
+    case: "en-US" and "en_GB" are "en", two regional versions of one language. "" where it declares none, an
+    undetermined one ("und"), several at once ("de, en": a header may) or what is no language tag."""
+    tag = (declared or "").strip().lower().replace("_", "-")
+    primary = tag.split("-")[0]
+    return primary if LANGUAGE_SUBTAG.fullmatch(primary) and primary != "und" else ""
 
 
 def crawl_note(db: sqlite_utils.Database) -> str | None:
@@ -374,7 +414,7 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
     code = "code_spans" if "code_spans" in kept else "NULL AS code_spans"
     texts, rows = PageTexts(), []
     for row in db.query(
-        f"SELECT url, title, h1, main_text, {headings}, {code}, content_hash, depth, published, sitemap_only, "
+        f"SELECT url, title, h1, main_text, {headings}, {code}, lang, content_hash, depth, published, sitemap_only, "
         "(SELECT coalesce(sum(length(anchor)), 0) FROM links WHERE source = url AND region = 'content') AS link_chars, "
         "(SELECT coalesce(sum(length(anchor)), 0) FROM links WHERE source = url AND region = 'other' AND length(anchor) >= ? "
         "AND instr(main_text, anchor) > 0) AS listed_chars "
@@ -403,6 +443,7 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
         link_spans=Spans.empty(len(rows)), listings=np.array(column["listing"], dtype=bool),
         headings=[text or "" for text in column["headings"]],
         code_spans=Spans.per_page([json.loads(spans) if spans else [] for spans in column["code_spans"]]),
+        languages=[language_of(declared) for declared in column["lang"]],
     )
     corpus.template_spans = template_lines(corpus.texts)
     page_of = corpus.index

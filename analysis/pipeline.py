@@ -24,7 +24,7 @@ from analysis.embed import DEFAULT_BACKEND, DEFAULT_MODEL, ModelTexts, embed_pag
 from analysis.export import (export_csv, rejected_pairs, save_cannibalization, save_hubs, save_orphans, save_suggestions,
                              save_vague_links)
 from analysis.impact import Impact, measure_impact
-from analysis.index import Keywords, nearest
+from analysis.index import Keywords, nearest_within
 from analysis.load import Corpus, Pair, crawl_note, load_corpus
 from analysis.memory import return_freed_memory
 from analysis.report import write_report
@@ -149,7 +149,7 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
         embeddings = embed_pages(db, corpus.urls, ModelTexts(corpus.titles, corpus.texts), corpus.hashes, options.model,
                                  options.device, progress=options.progress, backend=options.backend)
     with timed(timings, "index", options.progress):
-        by_meaning = nearest(embeddings.vectors, options.neighbours)
+        by_meaning = nearest_within(embeddings.vectors, options.neighbours, corpus.language_groups())
         return_freed_memory()
         keywords = Keywords(corpus.texts, corpus.titles)  # whole pages
         return_freed_memory()
@@ -201,7 +201,7 @@ def run(db_path: str | Path, options: Options) -> Result:
             counts["rows"] = export_csv(db, csv_path)  # after the impact: the CSV shows each suggestion's gain
         with timed(timings, "report", options.progress):
             report = write_report(db, impact, db_path.with_suffix(".report.html"), (proposal.threshold, options.max_similarity),
-                                  proposal.scope or "")
+                                  proposal.scope or "", corpus.languages_line() or "")
     return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv, impact, report, changes, crawl_note(db),
                   vague_csv)
 

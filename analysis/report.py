@@ -29,6 +29,7 @@ PAGERANK_BINS = (0.25, 0.5, 1, 2, 4, 8)  # PageRank times the number of pages: 1
 SIMILARITY_STEP = 0.05
 BAND_KEYS = ("report:threshold", "report:max_similarity")
 SCOPE_KEY = "report:scope"
+LANGUAGES_KEY = "report:languages"
 STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;color:#1a202c;max-width:1060px;margin:2em auto;padding:0 1em}
 h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.8em;border-bottom:1px solid #e2e8f0}
@@ -41,24 +42,27 @@ figure{margin:0}figcaption{font-weight:600;margin-bottom:.3em}svg.chart{width:10
 """
 
 
-def write_report(db: sqlite_utils.Database, impact: Impact, path: Path,
-                 band: tuple[float, float] | None = None, scope: str | None = None) -> Path:
-    """Write the report; `band` is the analysis' (threshold, max similarity) and `scope` what its --exclude and
-    --targets left ("" for none: InScope.line), both kept in the database for later reports (given None)."""
+def write_report(db: sqlite_utils.Database, impact: Impact, path: Path, band: tuple[float, float] | None = None,
+                 scope: str | None = None, languages: str | None = None) -> Path:
+    """Write the report; `band` is the analysis' (threshold, max similarity), `scope` what its --exclude and
+    --targets left ("" for none: InScope.line) and `languages` the pages of each language where there are several
+    (Corpus.languages_line), all kept in the database for later reports (given None)."""
     if band:
         with db.conn:
             db["meta"].upsert_all([{"key": key, "value": str(value)} for key, value in
-                                   [*zip(BAND_KEYS, band), (SCOPE_KEY, scope or "")]], pk="key")
+                                   [*zip(BAND_KEYS, band), (SCOPE_KEY, scope or ""), (LANGUAGES_KEY, languages or "")]], pk="key")
     else:
-        stored = dict(db.execute("SELECT key, value FROM meta WHERE key IN (?, ?, ?)", [*BAND_KEYS, SCOPE_KEY]).fetchall())
+        stored = dict(db.execute("SELECT key, value FROM meta WHERE key IN (?, ?, ?, ?)",
+                                 [*BAND_KEYS, SCOPE_KEY, LANGUAGES_KEY]).fetchall())
         band = (float(stored[BAND_KEYS[0]]), float(stored[BAND_KEYS[1]])) if all(key in stored for key in BAND_KEYS) else None
-        scope = stored.get(SCOPE_KEY)
-    path.write_text(render(db, impact, band, scope), encoding="utf-8")
+        scope, languages = stored.get(SCOPE_KEY), stored.get(LANGUAGES_KEY)
+    path.write_text(render(db, impact, band, scope, languages), encoding="utf-8")
     return path
 
 
-def render(db: sqlite_utils.Database, impact: Impact, band: tuple[float, float] | None, scope: str | None = None) -> str:
-    sections = [header(db, impact, scope), figures(impact), charts(db, impact, band), suggestions(db, impact),
+def render(db: sqlite_utils.Database, impact: Impact, band: tuple[float, float] | None, scope: str | None = None,
+           languages: str | None = None) -> str:
+    sections = [header(db, impact, scope, languages), figures(impact), charts(db, impact, band), suggestions(db, impact),
                 cannibalisation(db), vague_links(db, impact), orphans(impact), hard_to_reach(impact)]
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
@@ -68,7 +72,7 @@ def render(db: sqlite_utils.Database, impact: Impact, band: tuple[float, float] 
             "<body>\n" + "\n".join(sections) + "\n</body></html>\n")
 
 
-def header(db: sqlite_utils.Database, impact: Impact, scope: str | None = None) -> str:
+def header(db: sqlite_utils.Database, impact: Impact, scope: str | None = None, languages: str | None = None) -> str:
     crawl = db.execute("SELECT finished_at FROM crawls ORDER BY id DESC LIMIT 1").fetchone()
     queued = db.execute("SELECT count(*) FROM suggestions").fetchone()[0]
     start = ", ".join(link(url) for url in sorted(impact.graph.start)) or "No start URL"
@@ -78,7 +82,8 @@ def header(db: sqlite_utils.Database, impact: Impact, scope: str | None = None) 
             f"&ldquo;After&rdquo; adds the {impact.applied} {' and '.join(impact.statuses)} suggestions of the "
             f"{queued} in the review queue as links in their sources' main content.</p>"
             + (f"<p class=note>Note: {escape(note)}</p>" if note else "")
-            + (f"<p class=note>The queue keeps to a scope (--exclude, --targets): {escape(scope)}.</p>" if scope else ""))
+            + (f"<p class=note>The queue keeps to a scope (--exclude, --targets): {escape(scope)}.</p>" if scope else "")
+            + (f"<p class=note>Languages: {escape(languages)}.</p>" if languages else ""))
 
 
 def figures(impact: Impact) -> str:

@@ -113,3 +113,21 @@ def test_fewer_pages_than_neighbours(monkeypatch: pytest.MonkeyPatch) -> None:
     vectors = clustered(5, 2, seed=1)
     similarities, found = index.nearest(vectors, K)
     assert found.shape == (5, 5) and (found >= 0).all()
+
+
+def test_neighbours_within_languages_are_the_exact_ones_among_the_pages_a_page_may_pair_with() -> None:
+    """nearest_within: a page of a declared language (group > 0) gets its exact nearest among the pages of its own
+    language and of none declared (group 0), a page of none its nearest among all pages; one language: nearest()."""
+    vectors = clustered(400, 8, seed=3)
+    groups = np.random.default_rng(3).choice([0, 1, 2, 3], size=400, p=[0.1, 0.5, 0.3, 0.1])
+    groups[-1] = 4  # a language of one page: its only neighbour is itself, then pages of none
+    similarities, found = index.nearest_within(vectors, 10, groups)
+    assert found.shape == (400, 11)
+    for page in range(400):
+        allowed = np.flatnonzero((groups == groups[page]) | (groups == 0) | (groups[page] == 0))
+        truth = allowed[np.argsort(-(vectors[allowed] @ vectors[page]), kind="stable")[:11]]
+        kept = found[page][found[page] >= 0]
+        assert kept.tolist() == truth.tolist()
+    assert np.allclose(similarities[found >= 0], np.einsum("ij,ij->i", vectors[np.nonzero(found >= 0)[0]], vectors[found[found >= 0]]), atol=1e-5)
+    one = np.where(groups > 0, 1, 0)
+    assert all((a == b).all() for a, b in zip(index.nearest_within(vectors, 10, one), index.nearest(vectors, 10)))
