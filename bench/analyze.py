@@ -13,7 +13,7 @@ demo site's post prose (demo/content/posts/*.html, tags stripped), paragraphs sh
 `scale`: for each size, in its own subprocess (`stages`, below), a synthetic corpus of clustered
 unit vectors and matching page texts (SyntheticSite), then analysis.pipeline.propose itself
 (default Options) with its embed step answered by those vectors and each later call timed
-(nearest, Keywords, Keywords.nearest and Keywords.mentions where propose calls them,
+(nearest_within, Keywords, Keywords.nearest and Keywords.mentions where propose calls them,
 find_candidates, rank with an AnchorFinder), each with its own peak RSS (resource.getrusage, the
 high-water mark reset before each stage). With --source-share F, find_candidates and rank run for
 the first F of the pages as sources only (pages are in random order) and are also shown scaled to
@@ -586,7 +586,7 @@ def pair_nonzeros(matrix: Any, neighbour_lists: list[np.ndarray], mentions: np.n
 class InstrumentedPropose:
     """analysis.pipeline.propose as it is, with its embed step answered from given vectors and each later call timed.
 
-    The names propose looks up in analysis.pipeline (embed_pages, nearest, Keywords, find_candidates,
+    The names propose looks up in analysis.pipeline (embed_pages, nearest_within, Keywords, find_candidates,
     rank) are swapped for wrappers around the real functions for the duration of `run`, so this
     benchmark follows whatever propose does now: same calls, same order, same arguments. With
     source_share < 1, find_candidates receives the neighbour rows and mentions of the first share
@@ -609,7 +609,7 @@ class InstrumentedPropose:
 
         report, seen = self.report, self.seen  # seen: what find_candidates got, and more
         spilled = tempfile.TemporaryDirectory(prefix="linkspider-neighbours-")
-        real = {name: getattr(pipeline, name) for name in ("embed_pages", "nearest", "Keywords", "find_candidates", "rank")}
+        real = {name: getattr(pipeline, name) for name in ("embed_pages", "nearest_within", "Keywords", "find_candidates", "rank")}
 
         def timed(name: str, function: Callable[..., Any], key: str | None = None) -> Callable[..., Any]:
             def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -643,7 +643,7 @@ class InstrumentedPropose:
                 super().drop_matrix()
 
         def nearest(*args: Any, **kwargs: Any) -> Any:
-            similarities, indices = timed("nearest (FAISS)", real["nearest"])(*args, **kwargs)
+            similarities, indices = timed("nearest (FAISS)", real["nearest_within"])(*args, **kwargs)
             np.save(Path(spilled.name) / "similarities.npy", similarities)
             np.save(Path(spilled.name) / "indices.npy", indices)
             return similarities, indices
@@ -665,7 +665,7 @@ class InstrumentedPropose:
         def embed(db: Any, urls: list[str], *args: Any, **kwargs: Any) -> Any:
             return Embeddings(self.vectors(), 0)  # the vectors stand for what the model would give
 
-        patches = {"embed_pages": embed, "nearest": nearest,
+        patches = {"embed_pages": embed, "nearest_within": nearest,
                    "Keywords": TimedKeywords, "find_candidates": candidates,
                    "rank": timed("rank + AnchorFinder", real["rank"], "queue")}
         db = sqlite_utils.Database(memory=True)
