@@ -178,7 +178,7 @@ class Corpus:
     orphans: list[dict] = field(default_factory=list)
     listings: np.ndarray | None = None  # per page: it lists other pages, a target only (LISTED_ANCHOR_CHARS); None: none does
     inbound_anchors: InboundAnchors = field(default_factory=InboundAnchors)  # of every content link to a page
-    headings: list[str] = field(default_factory=list)  # per page: its main content's headings, one a line (empty: none known)
+    headings: list[str] = field(default_factory=list)  # per page: its main content's headings, one a line ("": none known)
     code_spans: Spans | None = None  # per page: (start, end) of its code blocks in its text; None: none
     template_spans: Spans | None = None  # per page: (start, end) of its template_lines; None: none
     site: SiteLinks | None = None  # the whole site's link graph, for impact.py; None: not read
@@ -196,6 +196,8 @@ class Corpus:
             self.template_spans = Spans.empty(len(self.urls))
         if not self.languages:
             self.languages = [""] * len(self.urls)
+        if not self.headings:
+            self.headings = [""] * len(self.urls)
 
     def __len__(self) -> int:
         return len(self.urls)

@@ -4,8 +4,9 @@ A window is 2-6 words inside one sentence, joined only by spaces (or - . /), wit
 either end, not splitting what a reader sees as one word ("1.32.0", "crates.io") and holding two
 such words at least ("Rust 1.32.0", not "1.32.0" alone: the issue's 2-6 words), outside the
 page's existing links, its code blocks (no link goes inside code) and the site's template lines
-(the same line on three pages or more), and outside a sentence that only repeats the page's own
-title. Several pages are laid end to end as one set of arrays, so the anchor search works on many
+(the same line on three pages or more), outside its headings (a link belongs in the prose, not in the
+page's outline; a heading that writes out another page's name still counts as its name said: anchors.names_said),
+and outside a sentence that only repeats the page's own title. Several pages are laid end to end as one set of arrays, so the anchor search works on many
 sources per numpy call; no window crosses from one page into the next.
 """
 
@@ -114,10 +115,12 @@ def _own_title_words(corpus: Corpus, keywords: Keywords, pages: list[int], keys:
 
 def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:
     """Words no anchor may hold: overlapping an existing link, a code block or a line of the site's template
-    (load.template_lines), or inside a sentence that only repeats the page's own title. Each such span covers a run
-    of its page's words, found by binary search on keys (page, offset) for all the pages' spans at once."""
+    (load.template_lines), on a heading line (heading_lines), or inside a sentence that only repeats the page's own
+    title. Each such span covers a run of its page's words, found by binary search on keys (page, offset) for all the
+    pages' spans at once."""
     titled = [(place, start, end) for place, (page, text) in enumerate(zip(pages, corpus.texts.many(pages)))
-              for start, end in _title_sentences(text, corpus.titles[page].strip().lower())]
+              for start, end in [*_title_sentences(text, corpus.titles[page].strip().lower()),
+                                 *heading_lines(text, corpus.headings[page])]]
     titled = np.array(titled, dtype=np.int64).reshape(-1, 3)
     places, spans = zip(*(kind.in_pages(pages) for kind in (corpus.link_spans, corpus.code_spans, corpus.template_spans)))
     linked = np.column_stack([np.concatenate(places), np.concatenate(spans)])
@@ -132,6 +135,17 @@ def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:
     np.add.at(change, first[spanned], 1)
     np.add.at(change, after[spanned], -1)
     return np.cumsum(change[:-1]) > 0
+
+
+def heading_lines(text: str, headings: str) -> list[tuple[int, int]]:
+    """(start, end) of each line of a page's text that is one of its headings (Corpus.headings, one a line)."""
+    wanted = {line.strip() for line in headings.split("\n")} - {""}
+    spans, start = [], 0
+    for line in text.split("\n") if wanted else ():
+        if line.strip() in wanted:
+            spans.append((start, start + len(line)))
+        start += len(line) + 1
+    return spans
 
 
 def _title_sentences(text: str, title: str) -> list[tuple[int, int]]:

@@ -1344,6 +1344,28 @@ def test_an_anchor_is_never_taken_from_a_template_line() -> None:
     assert text_anchors(3) == []
 
 
+def test_an_anchor_is_never_taken_from_a_heading_but_the_name_it_writes_out_still_counts() -> None:
+    """A heading is the page's outline, not its prose: no anchor comes from a heading line, even one that writes out the
+    target's name (which still counts as its name said), and the prose's phrase is taken instead."""
+    titles = ["Setting up", "Making Your Own Brew Water", *(f"Tea page {i}" for i in range(18))]
+    texts = ["Set the kettle up first and read its manual twice.\nMaking your own brew water\n"
+             "Your brew water decides much of the taste, so test it before anything else.",
+             "Most of a cup is water, so the minerals in your brew water shape how the coffee tastes.",
+             *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(18))]
+    heading = texts[0].index("Making your own brew water"), texts[0].index("\nYour brew")
+    def anchors(headings: list[str]) -> tuple[list[Anchor], bool]:
+        corpus = plain_corpus(texts, titles, headings=headings)
+        finder = AnchorFinder(corpus, Keywords(texts, titles))
+        said = finder.search_all(np.array([0]), np.array([1])).name_said[0]
+        return [anchor for anchor in finder.anchors(0, 1) if anchor.source == "text"], bool(said)
+    unknown, said_unknown = anchors([])
+    assert heading[0] <= unknown[0].offset < heading[1]  # with no headings known, the name on that line leads
+    known, said = anchors(["Making your own brew water", *[""] * 19])
+    assert known and all(not heading[0] <= anchor.offset < heading[1] for anchor in known)
+    assert known[0].text == "brew water" and known[0].offset == texts[0].index("brew water decides")
+    assert said and said_unknown
+
+
 def test_a_series_label_that_starts_three_titles_is_left_out_of_the_name() -> None:
     titles = ["Code Review: Emergence", "Code Review: Energy Sync", "Cargo: predictable dependency management",
               "Code Review: ", "Code Review:Eidolon", "Rust 1.0: status report", "Rust 1.0: the trains", "Announcing Rust 1.26"]
