@@ -85,24 +85,20 @@ def nearest(vectors: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return similarities, indices
 
 
-def nearest_within(vectors: np.ndarray, k: int, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """nearest(), with each page's neighbours among the pages of its own group and of none (group 0: load.Corpus.
-    language_groups), and a page of none's among all pages: the neighbours of a site in two languages, each page's in
-    its own (a page and its translation are near neighbours with a multilingual model, and each would take another's
-    place). With fewer than two groups, nearest() itself; else one search per group (and one of all pages if some are
-    of none), each row as wide as nearest's, -inf and -1 where a group holds fewer pages."""
-    kinds = np.unique(groups[groups > 0])
-    if len(kinds) < 2:
+def nearest_within(vectors: np.ndarray, k: int, groups: np.ndarray, compatible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """nearest(), with each page's neighbours among the pages of the groups its own group may be paired with
+    (compatible[a, b]: load.Corpus.language_groups): on a site in two languages, each page's in its own (a page and
+    its translation are near neighbours with a multilingual model, and each would take another's place). Where every
+    group goes with every other, nearest() itself; else one search per group, each row as wide as nearest's, -inf and
+    -1 where a group's pages and those it goes with are fewer."""
+    if compatible.all():
         return nearest(vectors, k)
     want = min(k + 1, len(vectors))
     similarities, indices = np.full((len(vectors), want), -np.inf, dtype=np.float32), np.full((len(vectors), want), -1)
-    searches = [(groups == kind, (groups == kind) | (groups == 0)) for kind in kinds.tolist()]
-    if (groups == 0).any():
-        searches.append((groups == 0, np.ones(len(groups), dtype=bool)))
-    for asking, searched in searches:
-        members = np.flatnonzero(searched)
+    for group in np.unique(groups).tolist():
+        members = np.flatnonzero(compatible[group][groups])
         found_similarities, found = nearest(vectors[members], k)
-        rows = np.flatnonzero(asking[members])
+        rows = np.flatnonzero(groups[members] == group)
         similarities[members[rows], :found.shape[1]] = found_similarities[rows]
         indices[members[rows], :found.shape[1]] = np.where(found[rows] >= 0, members[found[rows]], -1)
     return similarities, indices

@@ -149,7 +149,7 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
         embeddings = embed_pages(db, corpus.urls, ModelTexts(corpus.titles, corpus.texts), corpus.hashes, options.model,
                                  options.device, progress=options.progress, backend=options.backend)
     with timed(timings, "index", options.progress):
-        by_meaning = nearest_within(embeddings.vectors, options.neighbours, corpus.language_groups())
+        by_meaning = nearest_within(embeddings.vectors, options.neighbours, *corpus.language_groups)
         return_freed_memory()
         keywords = Keywords(corpus.texts, corpus.titles)  # whole pages
         return_freed_memory()

@@ -116,18 +116,22 @@ def test_fewer_pages_than_neighbours(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_neighbours_within_languages_are_the_exact_ones_among_the_pages_a_page_may_pair_with() -> None:
-    """nearest_within: a page of a declared language (group > 0) gets its exact nearest among the pages of its own
-    language and of none declared (group 0), a page of none its nearest among all pages; one language: nearest()."""
+    """nearest_within: a page gets its exact nearest among the pages of the groups its own group goes with (here group 0
+    with every group, 1 with 2 and 3, 2 and 3 with 1 alone, 4 with itself and 0: "", "en", "en-gb", "en-us", "de");
+    where every group goes with every other, nearest() itself."""
     vectors = clustered(400, 8, seed=3)
-    groups = np.random.default_rng(3).choice([0, 1, 2, 3], size=400, p=[0.1, 0.5, 0.3, 0.1])
-    groups[-1] = 4  # a language of one page: its only neighbour is itself, then pages of none
-    similarities, found = index.nearest_within(vectors, 10, groups)
+    groups = np.random.default_rng(3).choice([0, 1, 2, 3, 4], size=400, p=[0.1, 0.3, 0.3, 0.2, 0.1])
+    groups[-1] = 5  # a group of one page that goes with group 0 alone: itself, then pages of none
+    compatible = np.eye(6, dtype=bool)
+    compatible[0, :] = compatible[:, 0] = True
+    compatible[1, [2, 3]] = compatible[[2, 3], 1] = True
+    similarities, found = index.nearest_within(vectors, 10, groups, compatible)
     assert found.shape == (400, 11)
     for page in range(400):
-        allowed = np.flatnonzero((groups == groups[page]) | (groups == 0) | (groups[page] == 0))
-        truth = allowed[np.argsort(-(vectors[allowed] @ vectors[page]), kind="stable")[:11]]
+        allowed = np.flatnonzero(compatible[groups[page], groups])
+        truth = np.sort(vectors[allowed] @ vectors[page])[::-1][:11]  # the best scores (pages of equal ones either way)
         kept = found[page][found[page] >= 0]
-        assert kept.tolist() == truth.tolist()
+        assert set(kept.tolist()) <= set(allowed.tolist()) and np.allclose(vectors[kept] @ vectors[page], truth, atol=1e-5)
     assert np.allclose(similarities[found >= 0], np.einsum("ij,ij->i", vectors[np.nonzero(found >= 0)[0]], vectors[found[found >= 0]]), atol=1e-5)
-    one = np.where(groups > 0, 1, 0)
-    assert all((a == b).all() for a, b in zip(index.nearest_within(vectors, 10, one), index.nearest(vectors, 10)))
+    every = np.ones((6, 6), dtype=bool)
+    assert all((a == b).all() for a, b in zip(index.nearest_within(vectors, 10, groups, every), index.nearest(vectors, 10)))

@@ -12,11 +12,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import sqlite_utils
 
 from analysis.backtest import editorial_links
-from analysis.load import language_of, load_corpus
+from analysis.load import Corpus, Spans, language_of, load_corpus
 from conftest import ROOT, run_crawl
 from linkspider.localserver import serve
 from tinysite import HOME, SLUGS, tiny_site
@@ -64,7 +65,7 @@ def test_no_suggestion_and_no_cannibalisation_joins_two_languages(analysed: tupl
     with open(db.with_suffix(".cannibalization.csv"), newline="") as handle:
         pairs = list(csv.DictReader(handle))
     assert all(german(row["page"]) == german(row["other"]) for row in pairs)
-    line = "en 6, de 5 pages: a page is paired only with pages of its own language or of none declared"
+    line = "en 6, de-de 5 pages: a page is paired only with pages of its own language (and region), or of none declared"
     assert f"languages: {line}" in stdout and f"Languages: {line}." in db.with_suffix(".report.html").read_text(encoding="utf-8")
 
 
@@ -79,8 +80,28 @@ def test_the_backtest_hides_no_link_between_two_languages(analysed: tuple[Path, 
 
 
 @pytest.mark.parametrize(("declared", "language"), [
-    ("en", "en"), ("en-US", "en"), ("EN_gb", "en"), (" de-DE ", "de"), ("zh-Hant", "zh"), ("haw", "haw"),
-    ("und", ""), ("de, en", ""), ("x-klingon", ""), ("", ""), (None, ""), ("english", ""),
+    ("en", "en"), ("en-US", "en-us"), ("EN_gb", "en-gb"), (" de-DE ", "de-de"), ("zh-Hant-TW", "zh-hant-tw"), ("haw", "haw"),
+    ("und", ""), ("und-US", ""), ("de, en", ""), ("x-klingon", ""), ("", ""), (None, ""), ("english", ""), ("en-", ""),
 ])
-def test_a_page_s_language_is_the_first_part_of_its_tag(declared: str | None, language: str) -> None:
+def test_a_page_s_language_is_its_tag_in_lower_case(declared: str | None, language: str) -> None:
     assert language_of(declared) == language
+
+
+def corpus_in(languages: list[str]) -> Corpus:
+    pages = len(languages)
+    return Corpus(urls=[f"http://s/{i}" for i in range(pages)], titles=languages, texts=languages, hashes=languages,
+                  depths=[1] * pages, published=[None] * pages, inbound=[0] * pages, content_codes=np.zeros(0, dtype=np.int64),
+                  template_codes=np.zeros(0, dtype=np.int64), link_spans=Spans.empty(pages), languages=languages)
+
+
+def test_a_language_goes_with_its_regions_and_pages_of_none_with_all() -> None:
+    """en goes with en-us and en-gb, which are two sections of an international site; de with neither; "" with all."""
+    corpus = corpus_in(["en", "en-us", "en-gb", "de", "", "en-us"])
+    assert corpus.one_language(np.arange(36)).reshape(6, 6).tolist() == [[True, True, True, False, True, True],
+                                                                         [True, True, False, False, True, True],
+                                                                         [True, False, True, False, True, False],
+                                                                         [False, False, False, True, True, False],
+                                                                         [True, True, True, True, True, True],
+                                                                         [True, True, False, False, True, True]]
+    assert corpus.multilingual and not corpus_in(["en", "en-us", "", "en-us"]).multilingual
+    assert corpus_in(["en-us", "en-gb"]).multilingual and corpus_in(["en", "en"]).languages_line() is None
