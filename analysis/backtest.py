@@ -136,7 +136,7 @@ def run_backtest(db_path: str | Path, options: Options, share: float = 0.2, seed
                  calibrate: bool = False) -> tuple[list[Score], float]:
     """Scores of the engine and both baselines for each seed, and the threshold with the best balance."""
     db = open_existing(db_path)
-    full = load_corpus(db, options.min_words)
+    full = load_corpus(db, options.min_words, languages=not options.all_languages)
     scope = Scope(options.exclude, options.targets)
     links = editorial_links(db, full)
     if scope:  # the links the analysis may propose: from pages it may link from, to pages it may link to
@@ -151,7 +151,8 @@ def run_backtest(db_path: str | Path, options: Options, share: float = 0.2, seed
         if options.progress:
             print(f"backtest round {round_number} of {len(seeds)} (seed {seed})", file=sys.stderr, flush=True)
         hidden = hidden_links(links, share, seed)
-        corpus = load_corpus(db, options.min_words, hidden={(link.source, link.target) for link in hidden})
+        corpus = load_corpus(db, options.min_words, hidden={(link.source, link.target) for link in hidden},
+                             languages=not options.all_languages)
         proposal = propose(db, corpus, options if round_number == 1 else quiet, {})
         engine = {(item.source, item.target): item.anchor.text for item in proposal.queue}
         scores.append(score("engine", seed, corpus, hidden, engine, options.max_per_page, proposal.threshold))

@@ -39,6 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--targets", action="append", metavar="PATTERN",
                         help="only pages whose URL path (or whole URL) matches this pattern, such as '/products/*', are "
                              "targets: the queue links to them alone; repeatable (default: every page)")
+    parser.add_argument("--all-languages", action="store_true",
+                        help="pair pages whatever language they declare, where the site's language tags are wrong (a "
+                             "template that says en-GB on an en-US site) (default: a page is paired only with pages of its "
+                             "own language and region, or of none declared; en goes with en-US and en-GB)")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
                         help="where to run the model (default: auto, a GPU when the backend has one)")
     parser.add_argument("--backend", default="auto", choices=("auto", *BACKENDS),
@@ -79,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                       max_per_page=args.max_per_page, max_per_target=args.max_per_target, min_words=args.min_words,
                       device=args.device, backend=choose_backend(args.backend, args.device), csv=args.csv,
                       progress=not args.no_progress, approved_only=args.approved_only, exclude=tuple(args.exclude or ()),
-                      targets=tuple(args.targets or ()))
+                      targets=tuple(args.targets or ()), all_languages=args.all_languages)
     try:
         if args.backtest:
             from analysis.backtest import run_backtest, table

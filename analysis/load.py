@@ -414,8 +414,10 @@ def _read_links(db: sqlite_utils.Database, resolve: dict[str, str], index: dict[
             (content, template, spans, inbound_anchors))
 
 
-def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tuple[str, str]] = frozenset()) -> Corpus:
-    """Read candidate pages and their resolved links; `hidden` (source, target) URL pairs are treated as unlinked."""
+def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tuple[str, str]] = frozenset(),
+                languages: bool = True) -> Corpus:
+    """Read candidate pages and their resolved links; `hidden` (source, target) URL pairs are treated as unlinked. With
+    languages False, the pages' declared languages are not read (--all-languages): every page is paired with any."""
     resolve, copied = resolution(db)
     kept = db["pages"].columns_dict
     headings = "headings" if "headings" in kept else "NULL AS headings"  # a crawl before they were kept
@@ -451,7 +453,7 @@ def load_corpus(db: sqlite_utils.Database, min_words: int = 50, hidden: set[tupl
         link_spans=Spans.empty(len(rows)), listings=np.array(column["listing"], dtype=bool),
         headings=[text or "" for text in column["headings"]],
         code_spans=Spans.per_page([json.loads(spans) if spans else [] for spans in column["code_spans"]]),
-        languages=[language_of(declared) for declared in column["lang"]],
+        languages=[language_of(declared) for declared in column["lang"]] if languages else [],
     )
     corpus.template_spans = template_lines(corpus.texts)
     page_of = corpus.index

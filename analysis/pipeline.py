@@ -61,6 +61,7 @@ class Options:
     approved_only: bool = False  # the impact of the approved suggestions only (default: pending and approved)
     exclude: tuple[str, ...] = ()  # URL patterns of pages that are neither source nor target (scope.py)
     targets: tuple[str, ...] = ()  # URL patterns of the only pages that may be targets; none: every page
+    all_languages: bool = False  # pair pages whatever language they declare (load_corpus's languages)
 
 
 @dataclass
@@ -181,7 +182,7 @@ def run(db_path: str | Path, options: Options) -> Result:
     timings: dict[str, float] = {}
     with _set_aside_from_the_collector() as set_aside:
         with timed(timings, "load"):
-            corpus = load_corpus(db, options.min_words)
+            corpus = load_corpus(db, options.min_words, languages=not options.all_languages)
         set_aside()  # the corpus lives to the end
         proposal = propose(db, corpus, options, timings, rejected_pairs(db, corpus), with_vague_links=True)
         set_aside()  # so does the queue

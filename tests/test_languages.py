@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -67,6 +68,19 @@ def test_no_suggestion_and_no_cannibalisation_joins_two_languages(analysed: tupl
     assert all(german(row["page"]) == german(row["other"]) for row in pairs)
     line = "en 6, de-de 5 pages: a page is paired only with pages of its own language (and region), or of none declared"
     assert f"languages: {line}" in stdout and f"Languages: {line}." in db.with_suffix(".report.html").read_text(encoding="utf-8")
+
+
+def test_all_languages_pairs_pages_whatever_they_declare(analysed: tuple[Path, str], tmp_path: Path) -> None:
+    """--all-languages, for a site whose language tags are wrong: a page and its translation (here the same text) are
+    cannibalisation again, and the summary says nothing of languages."""
+    db = tmp_path / "copy.db"
+    shutil.copy(analysed[0], db)
+    done = subprocess.run([sys.executable, "-m", "analysis", str(db), "--no-progress", "--all-languages"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    with open(db.with_suffix(".cannibalization.csv"), newline="") as handle:
+        pairs = list(csv.DictReader(handle))
+    assert any(german(row["page"]) != german(row["other"]) for row in pairs) and "languages:" not in done.stdout
 
 
 def test_the_backtest_hides_no_link_between_two_languages(analysed: tuple[Path, str]) -> None:
