@@ -57,6 +57,10 @@ SERIES_TITLES = 3  # a "Label: " that starts this many of the site's titles name
 NAME_SAID_WORDS = 3  # a page name or heading of this many words or more, written out word for word in a source, cites the page
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (Ranked.suggestions takes another when one is used)
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
+TRAILING = ",;:.-\u2013\u2014(["  # what a cut title anchor does not end on, nor on one of DANGLING
+DANGLING = frozenset("a an the this that these those its our your their of for to in on at by with from into onto over "
+                     "under about as via per than and or but nor if because while when where is are was were be been has "
+                     "have had will would can could do does".split())  # words that lead into the rest of a title
 
 
 @dataclass(frozen=True, slots=True)  # one per queued suggestion: no __dict__ each
@@ -73,8 +77,23 @@ class Anchor:
 
 
 def short_title(title: str) -> str:
-    """The page's title (already without its site name, see load.py), at most six words: the fallback anchor."""
+    """The page's title (already without its site name, see load.py), at most six words: its title words
+    (AnchorFinder.target_terms)."""
     return " ".join(title.split()[:MAX_WORDS])
+
+
+def title_anchor(name: str) -> str:
+    """The fallback anchor: the page's name (page_names), at most MAX_WORDS words; a longer one cut there, less the
+    stop words and punctuation it would end on ("A call for contributors from the WG-prioritization team" -> "A call
+    for contributors", "Rust 1.1 stable, the Community Subteam, and RustCamp" -> "Rust 1.1 stable, the Community
+    Subteam"): a link's text that stops on "the", "for" or a comma reads as cut off."""
+    words = name.split()
+    if len(words) <= MAX_WORDS:
+        return " ".join(words)
+    kept = words[:MAX_WORDS]
+    while len(kept) > 1 and (kept[-1].strip(TRAILING).lower() in DANGLING or not any(map(str.isalnum, kept[-1]))):
+        kept.pop()
+    return " ".join(kept).rstrip(TRAILING)
 
 
 def page_names(titles: list[str]) -> list[str]:
@@ -184,7 +203,7 @@ def anchor_options(text: str, name: str, starts: list[int], ends: list[int], str
     first (strength less SHORTER_ANCHOR of the best a word), then the title fallback: the target's name (page_names), shortened."""
     for start, end, strength in text_options(text, starts, ends, strengths):
         yield Anchor(text[start:end], "text", round(strength, 4), start)
-    yield Anchor(short_title(name), "title", 0.0)
+    yield Anchor(title_anchor(name), "title", 0.0)
 
 
 def text_options(text: str, starts: list[int], ends: list[int], strengths: list[float]) -> Iterator[tuple[int, int, float]]:

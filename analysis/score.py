@@ -43,7 +43,7 @@ from functools import cached_property
 import numpy as np
 from tqdm import tqdm
 
-from analysis.anchors import Anchor, AnchorFinder, Found, short_title, text_options
+from analysis.anchors import Anchor, AnchorFinder, Found, text_options, title_anchor
 from analysis.candidates import PEERS, Candidates
 from analysis.compiled import compiled
 from analysis.load import Corpus, among, run_items
@@ -307,7 +307,7 @@ class Ranked:
                     strength = round(strength, 4)
                     break
             else:
-                start, end, strength, key = -1, -1, 0.0, (short_title(names[target]).lower(), target)
+                start, end, strength, key = -1, -1, 0.0, (title_anchor(names[target]).lower(), target)
             used_anchors[key] = used_anchors.get(key, 0) + 1
             queue.add(source, target, similarity, round(score, 4), start, end, strength, template_linked, text)
         return queue
@@ -367,7 +367,7 @@ class Queue(Sequence[Suggestion]):
             for source, target, similarity, score, linked, start, end, strength, sentence_start, sentence_end in zip(
                     *(np.asarray(column)[part].tolist() for column in columns)):
                 if start < 0:
-                    yield source, target, short_title(names[target]), "title", strength, None, None, similarity, score, bool(linked)
+                    yield source, target, title_anchor(names[target]), "title", strength, None, None, similarity, score, bool(linked)
                 else:
                     if source != read:
                         read, text = source, texts[source]

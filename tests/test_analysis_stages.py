@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 from analysis import anchors, index, load, memory, pipeline, score
-from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, short_title
+from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, title_anchor
 from analysis.backtest import HiddenLink, editorial_links, hidden_links, tfidf_baseline
 from analysis.candidates import PEERS, Candidate, Candidates, cosines, find_candidates, same_texts, with_peer_links
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_cannibalization, save_suggestions
@@ -958,7 +958,7 @@ def test_the_queue_held_as_columns_reads_back_the_suggestions_it_was_given() -> 
     names = ["First page", "A very long name of the second page here", "Third"]
     made = [Suggestion(0, 1, 0.5625, 1.2345, anchors.with_context(Anchor("raw pointers", "text", 0.75, 23), texts[0]), True),
             Suggestion(1, 0, 0.25, 1.0, anchors.with_context(Anchor("no sentence", "text", 0.5, 13), texts[1]), False),
-            Suggestion(2, 1, 0.125, 0.5, Anchor(short_title(names[1]), "title", 0.0), False)]
+            Suggestion(2, 1, 0.125, 0.5, Anchor(title_anchor(names[1]), "title", 0.0), False)]
     def queue_of(items: list[Suggestion]) -> score.Queue:
         queue = score.Queue(texts, names)
         for item in items:
@@ -968,7 +968,7 @@ def test_the_queue_held_as_columns_reads_back_the_suggestions_it_was_given() -> 
     queue = queue_of(made)
     assert made[0].anchor.context == "Read about raw pointers here." and made[1].anchor.context == texts[1]
     assert list(queue) == made and queue == made and queue[1] == made[1] and queue[-1] == made[2] and queue[:2] == made[:2]
-    assert len(queue) == 3 and queue[2].anchor.text == "A very long name of the" and queue[2].anchor.context is None
+    assert len(queue) == 3 and queue[2].anchor.text == "A very long name" and queue[2].anchor.context is None
     assert list(score.records(queue)) == list(score.records(made))  # the export's fields, read from the columns or the objects
     backwards = queue_of(made[::-1])  # made is by (source, target): the export's key order
     assert list(score.records(backwards, by_pair=True)) == list(score.records(made[::-1], by_pair=True)) == list(score.records(made))
@@ -1017,7 +1017,7 @@ def test_every_anchor_is_a_phrase_of_the_source_or_the_title(tmp_path: Path) -> 
             if source == target:
                 continue
             anchors = finder.anchors(source, target)
-            assert anchors[-1] == Anchor(short_title(corpus.titles[target]), "title", 0.0)
+            assert anchors[-1] == Anchor(title_anchor(corpus.titles[target]), "title", 0.0)
             assert all(anchor.source == "text" for anchor in anchors[:-1])
             preference = [a.strength - SHORTER_ANCHOR * best[source, target] * len(spoken.findall(a.text)) for a in anchors[:-1]]
             assert all(first >= second - 1e-4 for first, second in zip(preference, preference[1:]))  # shorter of near-equals first
@@ -1111,7 +1111,7 @@ def test_the_title_is_the_anchor_when_the_source_never_mentions_the_target(tmp_p
     lorem_terms = set(terms(f"{LOREM_TITLE} {LOREM}"))
     finder = AnchorFinder(corpus, Keywords(corpus.texts))
     fallback = Anchor("Lorem Ipsum Dolor Sit Amet Consectetur", "title", 0.0)  # the title, cut at six words
-    assert short_title(LOREM_TITLE) == fallback.text
+    assert title_anchor(LOREM_TITLE) == fallback.text
     sources = [s for s in range(len(corpus)) if s != target]
     for source in sources:
         assert not lorem_terms & set(terms(corpus.texts[source]))
@@ -1366,6 +1366,18 @@ def test_an_anchor_is_never_taken_from_a_heading_but_the_name_it_writes_out_stil
     assert said and said_unknown
 
 
+@pytest.mark.parametrize(("name", "anchor"), [
+    ("A call for contributors from the WG-prioritization team", "A call for contributors"),
+    ("Rust 1.1 stable, the Community Subteam, and RustCamp", "Rust 1.1 stable, the Community Subteam"),
+    ("Rust 1.0: status report and final timeline", "Rust 1.0: status report and final"),
+    ("Rustup 1.24.0 release incident report for 2021-04-27", "Rustup 1.24.0 release incident report"),
+    ("Hello, Cargo!", "Hello, Cargo!"),  # six words or fewer: the name as it is
+    ("The of and to in for the", "The"),
+])
+def test_the_title_fallback_is_cut_where_it_does_not_read_as_cut_off(name: str, anchor: str) -> None:
+    assert title_anchor(name) == anchor
+
+
 def test_a_series_label_that_starts_three_titles_is_left_out_of_the_name() -> None:
     titles = ["Code Review: Emergence", "Code Review: Energy Sync", "Cargo: predictable dependency management",
               "Code Review: ", "Code Review:Eidolon", "Rust 1.0: status report", "Rust 1.0: the trains", "Announcing Rust 1.26"]
@@ -1505,7 +1517,7 @@ def test_a_rerun_in_the_same_second_reports_nothing_new(export_site: Site, monke
 def test_export_csv_is_sorted_and_neutralised(export_site: Site, tmp_path: Path) -> None:
     corpus = export_site.corpus()
     queue = [suggestion(0, 1, 0.5, "=HYPERLINK(x)"), suggestion(1, 2, 0.9, "-5 grams"), suggestion(2, 3, 0.7, "plain words"),
-             suggestion(3, 4, 0.1, short_title(corpus.titles[4]), offset=None)]
+             suggestion(3, 4, 0.1, title_anchor(corpus.titles[4]), offset=None)]
     save_suggestions(export_site.db, corpus, queue)
     path = tmp_path / "queue.csv"
     assert export_csv(export_site.db, path) == 4
@@ -1513,7 +1525,7 @@ def test_export_csv_is_sorted_and_neutralised(export_site: Site, tmp_path: Path)
         rows = list(csv.reader(handle))
     assert rows[0] == CSV_HEADER == ["from", "to", "to_title", "anchor", "anchor_source", "context", "similarity", "score", "status",
                                      "gain"]
-    assert [row[3] for row in rows[1:]] == ["'-5 grams", "plain words", "'=HYPERLINK(x)", short_title(corpus.titles[4])]
+    assert [row[3] for row in rows[1:]] == ["'-5 grams", "plain words", "'=HYPERLINK(x)", title_anchor(corpus.titles[4])]
     assert [float(row[7]) for row in rows[1:]] == [0.9, 0.7, 0.5, 0.1]
     assert rows[1][:3] == [corpus.urls[1], corpus.urls[2], corpus.titles[2]]
     assert [row[4] for row in rows[1:]] == ["text", "text", "text", "title"] and {row[8] for row in rows[1:]} == {"pending"}
