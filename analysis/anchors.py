@@ -84,9 +84,9 @@ def short_title(title: str) -> str:
 
 def title_anchor(name: str) -> str:
     """The fallback anchor: the page's name (page_names), at most MAX_WORDS words; a longer one cut there, less the
-    stop words and punctuation it would end on ("A call for contributors from the WG-prioritization team" -> "A call
-    for contributors", "Rust 1.1 stable, the Community Subteam, and RustCamp" -> "Rust 1.1 stable, the Community
-    Subteam"): a link's text that stops on "the", "for" or a comma reads as cut off."""
+    words that lead into the rest of it (DANGLING) and the punctuation it would end on ("A call for contributors from
+    the WG-prioritization team" -> "A call for contributors", "Rust 1.1 stable, the Community Subteam, and RustCamp"
+    -> "Rust 1.1 stable, the Community Subteam"): a link's text that stops on "the", "for" or a comma reads as cut off."""
     words = name.split()
     if len(words) <= MAX_WORDS:
         return " ".join(words)

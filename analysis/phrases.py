@@ -4,10 +4,11 @@ A window is 2-6 words inside one sentence, joined only by spaces (or - . /), wit
 either end, not splitting what a reader sees as one word ("1.32.0", "crates.io") and holding two
 such words at least ("Rust 1.32.0", not "1.32.0" alone: the issue's 2-6 words), outside the
 page's existing links, its code blocks (no link goes inside code) and the site's template lines
-(the same line on three pages or more), outside its headings (a link belongs in the prose, not in the
-page's outline; a heading that writes out another page's name still counts as its name said: anchors.names_said),
-and outside a sentence that only repeats the page's own title. Several pages are laid end to end as one set of arrays, so the anchor search works on many
-sources per numpy call; no window crosses from one page into the next.
+(the same line on three pages or more), outside its headings (a link belongs in the prose, not in
+the page's outline; a heading that writes out another page's name still counts as its name said:
+anchors.names_said), and outside a sentence that only repeats the page's own title. Several pages
+are laid end to end as one set of arrays, so the anchor search works on many sources per numpy
+call; no window crosses from one page into the next.
 """
 
 from __future__ import annotations
@@ -118,18 +119,18 @@ def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:
     (load.template_lines), on a heading line (heading_lines), or inside a sentence that only repeats the page's own
     title. Each such span covers a run of its page's words, found by binary search on keys (page, offset) for all the
     pages' spans at once."""
-    titled = [(place, start, end) for place, (page, text) in enumerate(zip(pages, corpus.texts.many(pages)))
-              for start, end in [*_title_sentences(text, corpus.titles[page].strip().lower()),
-                                 *heading_lines(text, corpus.headings[page])]]
-    titled = np.array(titled, dtype=np.int64).reshape(-1, 3)
+    apart = [(place, start, end) for place, (page, text) in enumerate(zip(pages, corpus.texts.many(pages)))
+             for start, end in [*_title_sentences(text, corpus.titles[page].strip().lower()),
+                                *heading_lines(text, corpus.headings[page])]]
+    apart = np.array(apart, dtype=np.int64).reshape(-1, 3)
     places, spans = zip(*(kind.in_pages(pages) for kind in (corpus.link_spans, corpus.code_spans, corpus.template_spans)))
     linked = np.column_stack([np.concatenate(places), np.concatenate(spans)])
     place = np.repeat(np.arange(len(pages), dtype=np.int64), tokens.counts)
     starts, ends = _keys(place, tokens.starts), _keys(place, tokens.ends)
     first = np.concatenate([np.searchsorted(ends, _keys(linked[:, 0], linked[:, 1]), "right"),  # words ending after the start
-                            np.searchsorted(starts, _keys(titled[:, 0], titled[:, 1]), "left")])
+                            np.searchsorted(starts, _keys(apart[:, 0], apart[:, 1]), "left")])
     after = np.concatenate([np.searchsorted(starts, _keys(linked[:, 0], linked[:, 2]), "left"),  # and starting before the end
-                            np.searchsorted(ends, _keys(titled[:, 0], titled[:, 2]), "right")])
+                            np.searchsorted(ends, _keys(apart[:, 0], apart[:, 2]), "right")])
     spanned = first < after
     change = np.zeros(len(place) + 1, dtype=np.int64)
     np.add.at(change, first[spanned], 1)
