@@ -31,8 +31,8 @@ def summary(result: Result) -> str:
         f"  wrote: {result.csv}, {result.cannibalization_csv}, {result.vague_csv}, {result.report}, "
         "tables suggestions/orphans/hubs/cannibalization/vague_links/impact/impact_summary/analysis_runs",
     ]
-    if corpus.languages_line():
-        lines.insert(2, f"  languages: {corpus.languages_line()}")
+    if languages := corpus.languages_line():
+        lines.insert(2, f"  languages: {languages}")
     if proposal.scope:
         lines.insert(2, f"  scope: {proposal.scope}")
     if proposal.past_keyword_limit:

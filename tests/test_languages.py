@@ -1,6 +1,6 @@
 """A site in two languages: each page is paired with pages of its own language only (or of none declared).
 
-The German pages are the English posts under /de/, declared `lang="de"` with titles of their own: a page and its
+The German pages are the English posts under /de/, declared `lang="de-DE"` with titles of their own: a page and its
 translation at their closest, the same words. Real spider, real server, real model.
 """
 
