@@ -42,7 +42,7 @@ import numpy as np
 from analysis.index import THREADS, Keywords
 from analysis.load import Corpus, among, distinct, run_items
 from analysis.memory import return_freed_memory
-from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, heading_lines, phrases_of
+from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, heading_lines, phrases_of, web_addresses
 from analysis.windows import choose, find_matches, names_held, runs_held, strong_windows
 from analysis.words import WORD, run_hashes, stem
 from linkspider.sentences import sentence_at
@@ -331,12 +331,13 @@ class AnchorFinder:
         return [made[name] for name in names]
 
     def _open(self, page: int, start: int, end: int) -> bool:
-        """No existing link, code block, template line or heading of the page overlaps text[start:end] (as
+        """No existing link, code block, template line, heading or web address of the page overlaps text[start:end] (as
         phrases._blocked)."""
-        corpus = self.corpus
-        headings = heading_lines(corpus.texts[page], corpus.headings[page]) if corpus.headings[page] else []
+        corpus, text = self.corpus, self.corpus.texts[page]
+        headings = heading_lines(text, corpus.headings[page]) if corpus.headings[page] else []
         return not any(first < end and start < last
-                       for spans in (corpus.link_spans[page], corpus.code_spans[page], corpus.template_spans[page], headings)
+                       for spans in (corpus.link_spans[page], corpus.code_spans[page], corpus.template_spans[page], headings,
+                                     web_addresses(text))
                        for first, last in spans)
 
     def _blocks(self, sources: np.ndarray) -> Iterator[tuple[list[int], np.ndarray]]:

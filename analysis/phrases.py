@@ -6,13 +6,16 @@ such words at least ("Rust 1.32.0", not "1.32.0" alone: the issue's 2-6 words), 
 page's existing links, its code blocks (no link goes inside code) and the site's template lines
 (the same line on three pages or more), outside its headings (a link belongs in the prose, not in
 the page's outline; a heading that writes out another page's name still counts as its name said:
-anchors.names_said), and outside a sentence that only repeats the page's own title. Several pages
+anchors.names_said), outside a web address written out in the text ("brew-water" in
+"https://example.com/brew-water/" is part of the address, not a phrase), and outside a sentence that only repeats the
+page's own title. Several pages
 are laid end to end as one set of arrays, so the anchor search works on many sources per numpy
 call; no window crosses from one page into the next.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +27,7 @@ from analysis.words import STOP, Tokens
 from linkspider.sentences import sentence_at, sentence_spans
 
 MIN_WORDS, MAX_WORDS = 2, 6
+_WEB_ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 
 
 @dataclass
@@ -116,12 +120,12 @@ def _own_title_words(corpus: Corpus, keywords: Keywords, pages: list[int], keys:
 
 def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:
     """Words no anchor may hold: overlapping an existing link, a code block or a line of the site's template
-    (load.template_lines), on a heading line (heading_lines), or inside a sentence that only repeats the page's own
-    title. Each such span covers a run of its page's words, found by binary search on keys (page, offset) for all the
+    (load.template_lines), on a heading line (heading_lines), in a web address (web_addresses), or inside a sentence
+    that only repeats the page's own title. Each such span covers a run of its page's words, found by binary search on keys (page, offset) for all the
     pages' spans at once."""
     apart = [(place, start, end) for place, (page, text) in enumerate(zip(pages, corpus.texts.many(pages)))
              for start, end in [*_title_sentences(text, corpus.titles[page].strip().lower()),
-                                *heading_lines(text, corpus.headings[page])]]
+                                *heading_lines(text, corpus.headings[page]), *web_addresses(text)]]
     apart = np.array(apart, dtype=np.int64).reshape(-1, 3)
     places, spans = zip(*(kind.in_pages(pages) for kind in (corpus.link_spans, corpus.code_spans, corpus.template_spans)))
     linked = np.column_stack([np.concatenate(places), np.concatenate(spans)])
@@ -147,6 +151,14 @@ def heading_lines(text: str, headings: str) -> list[tuple[int, int]]:
             spans.append((start, start + len(line)))
         start += len(line) + 1
     return spans
+
+
+def web_addresses(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each web address written out in the text (from "http://", "https://" or "www." to the next white
+    space). Most texts hold none, which two substring tests tell at C speed, before any regex scan."""
+    if "://" not in text and "www." not in text and "WWW." not in text:
+        return []
+    return [match.span() for match in _WEB_ADDRESS.finditer(text)]
 
 
 def _title_sentences(text: str, title: str) -> list[tuple[int, int]]:

@@ -34,7 +34,7 @@ from analysis.candidates import PEERS, Candidate, Candidates, cosines, find_cand
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_cannibalization, save_suggestions
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
-from analysis.phrases import MIN_WORDS, phrases_of
+from analysis.phrases import MIN_WORDS, phrases_of, web_addresses
 from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, strong_windows
 from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes,
                            template_lines)
@@ -1587,6 +1587,27 @@ def test_an_anchor_is_never_taken_from_a_code_block() -> None:
         return [anchor.text for anchor in finder.anchors(0, 1) if anchor.source == "text"]
     assert text_anchors([[] for _ in texts]) == ["brew water"]  # from the code, were it prose
     assert text_anchors([[code]] + [[] for _ in texts[1:]]) == []
+
+
+def test_an_anchor_is_never_taken_from_a_web_address_written_out_in_the_text() -> None:
+    """The words of a URL in the prose ("brew/water" in https://example.com/brew/water/) are the address, not a phrase
+    to link, whether they name the target by its terms or write out its whole name."""
+    def text_anchors(first_line: str) -> list[str]:
+        texts = [f"Set the kettle up first and read its manual twice.\n{first_line}\nThen pour slowly over the grounds.",
+                 "Most of a cup is water, so the minerals in your brew water shape how the coffee tastes.",
+                 *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(8))]
+        titles = ["Setting up", "Making Your Own Brew Water", *(f"Tea page {i}" for i in range(8))]
+        finder = AnchorFinder(plain_corpus(texts, titles), Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
+        return [anchor.text for anchor in finder.anchors(0, 1) if anchor.source == "text"]
+    assert text_anchors("Notes on making your own brew water are kept for later.") == ["making your own brew water"]
+    assert text_anchors("Notes on brew water are kept at https://example.com/brew/water/notes.html for later.") == ["brew water"]
+    assert text_anchors("Notes are kept at https://example.com/brew/water/notes.html for later.") == []  # by its terms
+    assert text_anchors("Notes are kept at www.example.com/brew/water/notes.html for later.") == []
+    assert text_anchors("Notes are kept at http://example.com/making/your/own/brew/water for later.") == []  # its name
+    text = "See https://example.com/a/b, or WWW.example.com/a and http://b.example/c."
+    assert [text[start:end] for start, end in web_addresses(text)] == ["https://example.com/a/b,", "WWW.example.com/a",
+                                                                       "http://b.example/c."]
+    assert web_addresses("A plain sentence: no address, not even example.com or a ratio 1:2 here.") == []
 
 
 def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:
