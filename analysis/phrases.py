@@ -155,7 +155,7 @@ def heading_lines(text: str, headings: str) -> list[tuple[int, int]]:
 
 def web_addresses(text: str) -> list[tuple[int, int]]:
     """(start, end) of each web address written out in the text (from "http://", "https://" or "www." to the next white
-    space). Most texts hold none, which two substring tests tell at C speed, before any regex scan."""
+    space). Most texts hold none, which substring tests ("://", "www.", "WWW.") tell at C speed, before any regex scan."""
     if "://" not in text and "www." not in text and "WWW." not in text:
         return []
     return [match.span() for match in _WEB_ADDRESS.finditer(text)]
