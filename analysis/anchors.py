@@ -279,6 +279,8 @@ class AnchorFinder:
             found.name_said, names_at = self.names_said(sources[rows], *asked)
             for row, (start, end) in names_at.items():
                 found.lead_with(row, start, end)
+            if self.corpus.citations:
+                self._cited(pages, texts, where, targets[rows], found, names_at)
             return rows, found
 
         with ThreadPoolExecutor(THREADS) as pool:
@@ -319,6 +321,19 @@ class AnchorFinder:
                 if span is not None and self._open(source, *span):
                     names_at[row] = span
         return said, names_at
+
+    def _cited(self, pages: list[int], texts: list[str], where: np.ndarray, targets: np.ndarray, found: Found,
+               names_at: dict[int, tuple[int, int]]) -> None:
+        """Pairs whose source cites the target by its number (citations.py; pair j: pages[where[j]], targets[j]): the
+        target's name is said, and the citation ("Section 8.16.6") is the anchor if it may be one and no name written out
+        leads already."""
+        cited = [self.corpus.citations.first_spans(page, text) for page, text in zip(pages, texts)]
+        for row, (place, target) in enumerate(zip(where.tolist(), targets.tolist())):
+            span = cited[place].get(target)
+            if span is not None:
+                found.name_said[row] = True
+                if row not in names_at and self._open(pages[place], *span):
+                    found.lead_with(row, *span)
 
     def _names(self, names: list[str]) -> list[_Name]:
         """These names as _Name, each made once whichever block asks it first (their runs hashed together)."""

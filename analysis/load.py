@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import sqlite_utils
 
+from analysis.citations import Citations
 from analysis.compiled import compiled
 from analysis.texts import PageTexts
 
@@ -214,6 +215,11 @@ class Corpus:
     @property
     def index(self) -> dict[str, int]:
         return {url: i for i, url in enumerate(self.urls)}
+
+    @cached_property
+    def citations(self) -> Citations:
+        """Which page each number at the head of a title names, for citations by number ("see Section 8.16.6")."""
+        return Citations(self.titles)
 
     @cached_property
     def language_groups(self) -> tuple[np.ndarray, np.ndarray]:

@@ -168,11 +168,13 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
 def mentioned_pairs(corpus: Corpus, keywords: Keywords, per_source: int | None = None,
                     word_pages: int | None = None) -> np.ndarray:
     """Pair codes (source * pages + target, sorted) where the source's text holds most of the rarer words of the
-    target's title, or of one of its cited headings (a part of the page, by its name: "Temporary lifetime extension");
-    with per_source and word_pages, as Keywords.mentions takes them."""
+    target's title, or of one of its cited headings (a part of the page, by its name: "Temporary lifetime extension"),
+    or cites it by the number its title carries ("Section 8.16.6": citations.py); with per_source and word_pages, as
+    Keywords.mentions takes them (a source's citations are kept whatever per_source)."""
     headings = cited_headings(corpus, keywords)
-    return keywords.mentions(corpus.titles + headings.texts, MENTION_SHARE, COMMON_SHARE,
-                             np.concatenate([np.arange(len(corpus)), headings.owners()]), per_source, word_pages)
+    by_words = keywords.mentions(corpus.titles + headings.texts, MENTION_SHARE, COMMON_SHARE,
+                                 np.concatenate([np.arange(len(corpus)), headings.owners()]), per_source, word_pages)
+    return np.union1d(by_words, corpus.citations.pair_codes(corpus.texts, len(corpus))) if corpus.citations else by_words
 
 
 def run(db_path: str | Path, options: Options) -> Result:

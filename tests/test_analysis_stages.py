@@ -31,6 +31,7 @@ from analysis import anchors, index, load, memory, pipeline, score
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, title_anchor
 from analysis.backtest import HiddenLink, editorial_links, hidden_links, tfidf_baseline
 from analysis.candidates import PEERS, Candidate, Candidates, cosines, find_candidates, same_texts, with_peer_links
+from analysis.citations import Citations
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_cannibalization, save_suggestions
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
@@ -1608,6 +1609,44 @@ def test_an_anchor_is_never_taken_from_a_web_address_written_out_in_the_text() -
     assert [text[start:end] for start, end in web_addresses(text)] == ["https://example.com/a/b,", "WWW.example.com/a",
                                                                        "http://b.example/c."]
     assert web_addresses("A plain sentence: no address, not even example.com or a ratio 1:2 here.") == []
+
+
+def test_titles_numbered_as_sections_are_cited_by_their_numbers() -> None:
+    """citations.py: a title's leading number names its page (a number on two titles names none), and a citation of a
+    subsection names the page of the longest number that starts it."""
+    citations = Citations(["8.16. Composite Types", "Chapter 8. Data Types", "Part I. Tutorial", "E.17. Release 15.4",
+                           "Rust 1.0: status report", "2019 Survey Results", "A. First", "A. Second"])
+    assert citations.page_of == {"8.16": 0, "8": 1, "I": 2, "E.17": 3}
+    text = ("See Section 8.16.6. Then Chapter 8, section 8.16, Part I and Appendix E.17; not Section 9.1, part in, "
+            "Section 8.16.6a, Section A or Chapter 2019, but \u00a7 8.16 again.")
+    assert [(page, text[start:end]) for page, start, end in citations.in_text(text)] == [
+        (0, "Section 8.16.6"), (1, "Chapter 8"), (0, "section 8.16"), (2, "Part I"), (3, "Appendix E.17"), (0, "\u00a7 8.16")]
+    spans = {page: text[start:end] for page, (start, end) in citations.first_spans(0, text).items()}
+    assert spans == {1: "Chapter 8", 2: "Part I", 3: "Appendix E.17"}  # itself left out, each page's first citation
+    assert citations.pair_codes([text, "Chapter 8 and Section 8.16.1."], 8).tolist() == [1, 2, 3, 8 + 0]
+    assert not Citations(["Getting started", "Rust 1.0: status report"]).pair_codes(["See Section 1.2."], 2).size
+    others = "RFC 4918, Section 8.16; section 8.16 of RFC 2616; Section 8 of the Manual; ISO 8601 section 8; see Section 8.16."
+    assert [others[start:end] for _, start, end in citations.in_text(others)] == ["Section 8.16"]  # the last: this site's
+    assert Citations(["1. Tutorial", *["A reference page"] * 4]).page_of and not Citations(["1. Tutorial", *["A page"] * 5]).page_of
+
+
+def test_a_page_cited_by_its_section_number_is_a_candidate_its_name_said_and_the_citation_its_anchor() -> None:
+    """"as described in Section 2.1.3" shares no word with "2.1. Composite Types", yet cites it as surely as its name
+    written out: the pair is a mention (a candidate whatever its similarity), its name is said, and the citation is the
+    anchor."""
+    titles = ["3.4. Row Constructors", "2.1. Composite Types", "2.2. Range Types", *(f"Tea page {i}" for i in range(8))]
+    texts = ["A row constructor builds a value from its parts, as described in Section 2.1.3, with one field per column.",
+             "A composite type represents the structure of a row or record, a list of field names and their data types.",
+             "A range type represents a range of values of some element type, such as timestamps or integers.",
+             *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(8))]
+    corpus = plain_corpus(texts, titles)
+    keywords = Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)])
+    finder = AnchorFinder(corpus, keywords)
+    found = finder.search_all(np.array([0, 0]), np.array([1, 2]))
+    assert found.name_said.tolist() == [True, False]
+    assert finder.anchors(0, 1)[0].text == "Section 2.1.3" and finder.anchors(0, 1)[0].source == "text"
+    assert 0 * len(corpus) + 1 in pipeline.mentioned_pairs(corpus, keywords).tolist()
+    assert 0 * len(corpus) + 2 not in pipeline.mentioned_pairs(corpus, keywords).tolist()
 
 
 def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:
