@@ -54,13 +54,14 @@ LINK_TEXT_WEIGHT = 0.75  # the words the site already links a page with, beside 
 COMMON_SHARE = 0.3  # a word on more pages than this share names nothing by itself
 WHOLE_TITLE_WORDS = 2  # a title of this many words or more, none rare, names its page where it is written out
 SERIES_TITLES = 3  # a "Label: " that starts this many of the site's titles names a series, not the page
-NAME_SAID_WORDS = 3  # a page name or heading of this many words or more, written out word for word in a source, cites the page
+NAME_SAID_WORDS = 3  # a page name or heading of this many words or more, written out word for word in a source, cites the page (a title's head, title_heads, at any length)
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (Ranked.suggestions takes another when one is used)
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
 TRAILING = ",;:.-\u2013\u2014(["  # what a cut title anchor does not end on, nor on one of DANGLING
 DANGLING = frozenset("a an the this that these those its our your their of for to in on at by with from into onto over "
                      "under about as via per than and or but nor if because while when where is are was were be been has "
                      "have had will would can could do does".split())  # words that lead into the rest of a title
+_TITLE_HEAD = re.compile(r" [-\u2013\u2014] ")  # between a title's head and the rest: "timeit - Measure execution time"
 
 
 @dataclass(frozen=True, slots=True)  # one per queued suggestion: no __dict__ each
@@ -109,6 +110,24 @@ def page_names(titles: list[str]) -> list[str]:
         label, _, rest = title.partition(": ")
         names.append(rest.strip() if rest.strip() and labels[label] >= SERIES_TITLES else title)
     return names
+
+
+def title_heads(titles: list[str], keywords: Keywords) -> list[tuple[int, str]]:
+    """(page, head) of each title that is a name, a dash, then what the page is ("timeit - Measure execution time of
+    small code snippets", "argparse \u2014 Parser for command-line options"): the head is the page's name, as an editor
+    writes it ("see timeit"), whatever its number of words. Only a head of one title, of more than one character (not
+    an appendix's letter: "C - Derivable Traits"), and of rare words only (COMMON_SHARE: "Introduction - ..." names
+    nothing)."""
+    split = [(page, _TITLE_HEAD.split(title.strip(), 1)[0]) for page, title in enumerate(titles) if _TITLE_HEAD.search(title)]
+    pages = Counter(head.lower() for _, head in split)
+    named = [(page, head) for page, head in split if pages[head.lower()] == 1 and len(head) > 1]
+    ids, counts = keywords.vocabulary.distinct_terms([head for _, head in named])
+    held = ids < len(keywords.idf)
+    rare = np.zeros(len(ids), dtype=bool)
+    rare[held] = keywords.idf[ids[held]] >= keywords.idf_of_share(COMMON_SHARE)
+    owner = np.repeat(np.arange(len(named)), counts)
+    every_word_rare = (np.bincount(owner[rare], minlength=len(named)) == counts) & (counts > 0)
+    return [named[at] for at in np.flatnonzero(every_word_rare).tolist()]
 
 
 def cited_headings(corpus: Corpus, keywords: Keywords) -> PageNames:
@@ -244,10 +263,12 @@ class AnchorFinder:
         self.common = keywords.idf_of_share(COMMON_SHARE)  # a phrase must hold a rarer word than this
         self.topics = keywords.topic_terms(TOPIC_TERMS)  # taken now: nothing past here needs the keyword matrix
         self.names = page_names(corpus.titles)  # for the title fallback; the terms keep a series label's words
-        self.said_names = page_names_of([(page, name) for page, name in enumerate(self.names) if len(_words(name)) >= NAME_SAID_WORDS],
-                                        len(corpus), keywords)
+        heads = title_heads(corpus.titles, keywords)
+        self.said_names = page_names_of(sorted([(page, name) for page, name in enumerate(self.names) if len(_words(name)) >= NAME_SAID_WORDS]
+                                               + heads), len(corpus), keywords)
         self.headings = cited_headings(corpus, keywords)
-        self._page_names = set(self.names)  # of the names asked of a pair, those that are a page's, not a heading
+        # of the names asked of a pair, those that are a page's, not a heading (a head of one word names, but is no anchor)
+        self._page_names = set(self.names) | {head for _, head in heads if len(_words(head)) >= MIN_WORDS}
         self._names_made: dict[str, _Name] = {}  # of the names asked so far: each made once, whichever block asks it
 
     def anchors(self, source: int, target: int) -> list[Anchor]:

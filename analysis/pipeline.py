@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import sqlite_utils
 
-from analysis.anchors import COMMON_SHARE, AnchorFinder, cited_headings
+from analysis.anchors import COMMON_SHARE, AnchorFinder, cited_headings, title_heads
 from analysis.candidates import Candidates, find_candidates
 from analysis.changes import Changes, record_changes
 from analysis.embed import DEFAULT_BACKEND, DEFAULT_MODEL, ModelTexts, embed_pages
@@ -168,12 +168,14 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
 def mentioned_pairs(corpus: Corpus, keywords: Keywords, per_source: int | None = None,
                     word_pages: int | None = None) -> np.ndarray:
     """Pair codes (source * pages + target, sorted) where the source's text holds most of the rarer words of the
-    target's title, or of one of its cited headings (a part of the page, by its name: "Temporary lifetime extension"),
+    target's title, of its title's head (anchors.title_heads: "timeit"), or of one of its cited headings (a part of the
+    page, by its name: "Temporary lifetime extension"),
     or cites it by the number its title carries ("Section 8.16.6": citations.py); with per_source and word_pages, as
     Keywords.mentions takes them (a source's citations are kept whatever per_source)."""
-    headings = cited_headings(corpus, keywords)
-    by_words = keywords.mentions(corpus.titles + headings.texts, MENTION_SHARE, COMMON_SHARE,
-                                 np.concatenate([np.arange(len(corpus)), headings.owners()]), per_source, word_pages)
+    headings, heads = cited_headings(corpus, keywords), title_heads(corpus.titles, keywords)
+    by_words = keywords.mentions(corpus.titles + headings.texts + [head for _, head in heads], MENTION_SHARE, COMMON_SHARE,
+                                 np.concatenate([np.arange(len(corpus)), headings.owners(), np.array([page for page, _ in heads], dtype=np.int64)]),
+                                 per_source, word_pages)
     return np.union1d(by_words, corpus.citations.pair_codes(corpus.texts, len(corpus))) if corpus.citations else by_words
 
 

@@ -1649,6 +1649,28 @@ def test_a_page_cited_by_its_section_number_is_a_candidate_its_name_said_and_the
     assert 0 * len(corpus) + 2 not in pipeline.mentioned_pairs(corpus, keywords).tolist()
 
 
+def test_a_title_that_is_a_name_then_what_the_page_is_names_its_page_by_its_head() -> None:
+    """"timeit - Measure execution time of small code snippets" is the page of timeit: a source that writes "timeit"
+    mentions it and says its name, though the name is one word; an appendix's letter, a head two titles share and a
+    head of common words name nothing. A head of one word is no anchor (an anchor is 2-6 words)."""
+    titles = ["timeit - Measure execution time of small code snippets", "argparse \u2014 Parser for command-line options",
+              "C - Derivable Traits", "Introduction - Getting started", "Introduction - Reading on", "The profilers",
+              *(f"Tea page {i}" for i in range(8))]
+    texts = ["Time small bits of Python code with timeit, from the command line or in a script.",
+             "The argparse module makes it easy to write user-friendly command-line interfaces.",
+             "Traits you can derive: Debug, Clone, Copy, PartialEq, and the like; see the C notes.",
+             "Start here: what the documentation holds and how to read it.", "Read on for the details of each part.",
+             "The profilers show where a program spends its hours; for tiny bits of it, timeit is better.",
+             *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(8))]
+    corpus = plain_corpus(texts, titles)
+    keywords = Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)])
+    assert anchors.title_heads(titles, keywords) == [(0, "timeit"), (1, "argparse")]
+    finder = AnchorFinder(corpus, keywords)
+    assert finder.search_all(np.array([5, 5]), np.array([0, 1])).name_said.tolist() == [True, False]
+    assert 5 * len(corpus) + 0 in pipeline.mentioned_pairs(corpus, keywords).tolist()
+    assert all(len(anchor.text.split()) >= MIN_WORDS for anchor in finder.anchors(5, 0) if anchor.source == "text")
+
+
 def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:
     """"1.32.0" is three words to the tokenizer and one to a reader: "32.0" or "Rust 1.32" is no anchor for it, nor is
     "1.32.0" alone (one word, and an anchor is 2-6), and the shorter-anchor preference counts "Rust 1.32.0" as two
