@@ -35,9 +35,8 @@ class Citations:
             numbered = _TITLE_NUMBER.match(title.strip())
             if numbered:
                 pages.setdefault(numbered.group(1), []).append(page)
-        numbered = sum(map(len, pages.values()))
-        self.page_of = {number: owners[0] for number, owners in pages.items() if len(owners) == 1
-                        and numbered >= MIN_NUMBERED_SHARE * len(titles)}
+        convention = sum(map(len, pages.values())) >= MIN_NUMBERED_SHARE * len(titles)
+        self.page_of = {number: owners[0] for number, owners in pages.items() if len(owners) == 1} if convention else {}
 
     def __bool__(self) -> bool:
         return bool(self.page_of)

@@ -6,11 +6,10 @@ such words at least ("Rust 1.32.0", not "1.32.0" alone: the issue's 2-6 words), 
 page's existing links, its code blocks (no link goes inside code) and the site's template lines
 (the same line on three pages or more), outside its headings (a link belongs in the prose, not in
 the page's outline; a heading that writes out another page's name still counts as its name said:
-anchors.names_said), outside a web address written out in the text ("brew-water" in
-"https://example.com/brew-water/" is part of the address, not a phrase), and outside a sentence that only repeats the
-page's own title. Several pages
-are laid end to end as one set of arrays, so the anchor search works on many sources per numpy
-call; no window crosses from one page into the next.
+anchors.names_said), outside a web address written out in the text ("brew/water" in
+"https://example.com/brew/water/" is part of the address, not a phrase), and outside a sentence that only repeats
+the page's own title. Several pages are laid end to end as one set of arrays, so the anchor search works on many
+sources per numpy call; no window crosses from one page into the next.
 """
 
 from __future__ import annotations
@@ -121,8 +120,8 @@ def _own_title_words(corpus: Corpus, keywords: Keywords, pages: list[int], keys:
 def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens) -> np.ndarray:
     """Words no anchor may hold: overlapping an existing link, a code block or a line of the site's template
     (load.template_lines), on a heading line (heading_lines), in a web address (web_addresses), or inside a sentence
-    that only repeats the page's own title. Each such span covers a run of its page's words, found by binary search on keys (page, offset) for all the
-    pages' spans at once."""
+    that only repeats the page's own title. Each such span covers a run of its page's words, found by binary search on
+    keys (page, offset) for all the pages' spans at once."""
     apart = [(place, start, end) for place, (page, text) in enumerate(zip(pages, corpus.texts.many(pages)))
              for start, end in [*_title_sentences(text, corpus.titles[page].strip().lower()),
                                 *heading_lines(text, corpus.headings[page]), *web_addresses(text)]]
