@@ -296,7 +296,7 @@ class AnchorFinder:
             where = np.searchsorted(np.array(pages), sources[rows])
             texts = self.corpus.texts.many(pages)
             found = Found.empty(len(rows))
-            asked = self._search_block(phrases_of(self.corpus, self.keywords, pages), texts, where, targets[rows], names, found)
+            asked = self._search_block(phrases_of(self.corpus, self.keywords, pages, texts), texts, where, targets[rows], names, found)
             found.name_said, names_at = self.names_said(sources[rows], *asked)
             for row, (start, end) in names_at.items():
                 found.lead_with(row, start, end)

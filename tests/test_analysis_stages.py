@@ -1815,7 +1815,7 @@ def test_blocked_words_are_those_overlapping_a_link_or_inside_a_sentence_repeati
         sentences = [(a, b) for a, b in sentence_spans(texts[page]) if texts[page][a:b].strip().lower() == titles[page].lower()]
         expected += [any(start < end_ and start_ < end for start_, end_ in spans[page])
                      or any(start >= start_ and end <= end_ for start_, end_ in sentences) for start, end in words]
-    assert _blocked(corpus, pages, tokens).tolist() == expected
+    assert _blocked(corpus, pages, tokens, [texts[page] for page in pages], np.ones(len(pages), dtype=bool)).tolist() == expected
 
 
 def test_past_the_keyword_limit_candidates_come_from_meaning_and_capped_mentions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
