@@ -297,7 +297,7 @@ class AnchorFinder:
             texts = self.corpus.texts.many(pages)
             found = Found.empty(len(rows))
             asked = self._search_block(phrases_of(self.corpus, self.keywords, pages, texts), texts, where, targets[rows], names, found)
-            found.name_said, names_at = self.names_said(sources[rows], *asked)
+            found.name_said, names_at = self.names_said(sources[rows], *asked, dict(zip(pages, texts)))
             for row, (start, end) in names_at.items():
                 found.lead_with(row, start, end)
             if self.corpus.citations:
@@ -307,22 +307,26 @@ class AnchorFinder:
         with ThreadPoolExecutor(THREADS) as pool:
             yield from pool.map(search, self._blocks(sources))
 
-    def names_said(self, sources: np.ndarray, rows: np.ndarray, names: list[str]) -> tuple[np.ndarray, dict[int, tuple[int, int]]]:
+    def names_said(self, sources: np.ndarray, rows: np.ndarray, names: list[str], held: dict[int, str] | None = None
+                   ) -> tuple[np.ndarray, dict[int, tuple[int, int]]]:
         """Which pairs' sources write out one of the names asked of them (rows[i] is asked names[i]: the target's name
-        or one of its cited_headings, NAME_SAID_WORDS words or more) word for word (case, spacing and punctuation
-        aside): an editor citing the page by its name, or a part of it by its heading, the surest sign of a link.
+        or one of its cited_headings, NAME_SAID_WORDS words or more, or its title's head) word for word (case, spacing
+        and punctuation aside): an editor citing the page by its name, or a part of it by its heading, the surest sign
+        of a link.
         And, by pair, where the source writes out the target's own name (not a heading: a source often writes several
         headings of one target, and its editor links another), if that may be an anchor (at most MAX_WORDS words, in
         no existing link, code block or template line): the citation is the anchor (Found.lead_with).
 
         A pair is asked only the names whose every content word its source holds (PageNames.held): a few in a
-        hundred candidates, and of a target with many headings the one or two its source may cite.
+        hundred candidates, and of a target with many headings the one or two its source may cite. held: the sources'
+        texts by page, where the caller holds them (else read).
         """
         said, names_at = np.zeros(len(sources), dtype=bool), {}
         if not names:
             return said, names_at
         pages, place = np.unique(sources[rows], return_inverse=True)
-        texts = [text.lower() for text in self.corpus.texts.many(pages.tolist())]
+        read = self.corpus.texts.many(pages.tolist()) if held is None else [held[page] for page in pages.tolist()]
+        texts = [text.lower() for text in read]
         asked = list(dict.fromkeys(names))  # each name once
         name_of = {name: at for at, name in enumerate(asked)}
         written = self._names(asked)
