@@ -343,7 +343,7 @@ class AnchorFinder:
             if (said[row] and len(text) == self.corpus.texts.length(source)  # lowering kept every offset
                     and len(name.words) <= MAX_WORDS and names[at] in self._page_names):
                 span = _balanced(text, *found)
-                if span is not None and self._open(source, *span):
+                if span is not None and self._open(source, read[place[at]], *span):
                     names_at[row] = span
         return said, names_at
 
@@ -357,7 +357,7 @@ class AnchorFinder:
             span = cited[place].get(target)
             if span is not None:
                 found.name_said[row] = True
-                if row not in names_at and self._open(pages[place], *span):
+                if row not in names_at and self._open(pages[place], texts[place], *span):
                     found.lead_with(row, *span)
 
     def _names(self, names: list[str]) -> list[_Name]:
@@ -370,10 +370,10 @@ class AnchorFinder:
             made[name] = _Name(own, hashes[start:end])
         return [made[name] for name in names]
 
-    def _open(self, page: int, start: int, end: int) -> bool:
-        """No existing link, code block, template line, heading or web address of the page overlaps text[start:end] (as
-        phrases._blocked)."""
-        corpus, text = self.corpus, self.corpus.texts[page]
+    def _open(self, page: int, text: str, start: int, end: int) -> bool:
+        """No existing link, code block, template line, heading or web address of the page (whose text the caller holds)
+        overlaps text[start:end] (as phrases._blocked)."""
+        corpus = self.corpus
         headings = heading_lines(text, corpus.headings[page]) if corpus.headings[page] else []
         return not any(first < end and start < last
                        for spans in (corpus.link_spans[page], corpus.code_spans[page], corpus.template_spans[page], headings,
