@@ -37,7 +37,7 @@ import operator
 from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -46,7 +46,7 @@ from tqdm import tqdm
 from analysis.anchors import Anchor, AnchorFinder, Found, text_options, title_anchor
 from analysis.candidates import PEERS, Candidates
 from analysis.compiled import compiled
-from analysis.load import Corpus, among, run_items
+from analysis.load import Corpus, run_items
 from analysis.memory import return_freed_memory
 from linkspider.sentences import sentence_at
 
@@ -107,35 +107,34 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
     progress, a bar of the candidates searched for anchors on stderr (a minute at 100,000 pages, the longest stage
     after embedding).
 
-    The candidates are spent: their columns are released (Candidates.release) once the queue's rows are taken.
+    The candidates are spent: their columns are released (Candidates.release) once the queue is filled.
 
     With no max_per_target, the cap is the largest that keeps every target within MAX_TARGET_SHARE
     of the queue, but not below MIN_CAP: on a small site 2% of the queue is less than one suggestion.
     """
     ranked = _scored(corpus, candidates, finder, max_per_page, progress)
-    if max_per_target is None:
-        per_source = np.bincount(candidates.source, minlength=len(corpus)) if len(candidates) else np.zeros(0, dtype=np.int64)
-        cap = max(MIN_CAP, int(MAX_TARGET_SHARE * int(np.minimum(per_source, max_per_page).sum())))
-        while True:
-            rows, hubs = ranked.select(max_per_page, cap)
-            if cap == MIN_CAP or cap <= MAX_TARGET_SHARE * len(rows):
-                break
-            cap -= 1
-    else:
-        (rows, hubs), cap = ranked.select(max_per_page, max_per_target), max_per_target
-    kept = np.sort(rows)
-    queue = ranked.keeping(kept)  # and the other candidates' anchors and scores are freed before the queue is filled
-    del ranked
-    candidates.release()  # so are their columns (1.1 GB at 1,000,000 pages): the queue holds its rows' own
-    return_freed_memory()  # and what keeping() and its search again freed, before the queue's columns grow
     with _garbage_collector_paused():
-        return queue.suggestions(np.searchsorted(kept, rows)), hubs, cap
+        if max_per_target is None:
+            per_source = np.bincount(candidates.source, minlength=len(corpus)) if len(candidates) else np.zeros(0, dtype=np.int64)
+            cap = max(MIN_CAP, int(MAX_TARGET_SHARE * int(np.minimum(per_source, max_per_page).sum())))
+            while True:
+                queue, hubs = ranked.fill(max_per_page, cap)
+                if cap == MIN_CAP or cap <= MAX_TARGET_SHARE * len(queue):
+                    break
+                cap -= 1
+        else:
+            (queue, hubs), cap = ranked.fill(max_per_page, max_per_target), max_per_target
+    del ranked
+    candidates.release()  # their columns (1.1 GB at 1,000,000 pages): the queue holds its rows' own
+    return_freed_memory()
+    return queue, hubs, cap
 
 
 def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_page: int, progress: bool) -> Ranked:
     """Every candidate scored (see the module docstring), in queue order, with the anchors of each source's first
-    max_per_page: the queue takes few others (after a target is full), whose anchors are found again (keeping).
-    All of them held at once were rank's peak (41 bytes a candidate, 182 MB at 100,000 synthetic pages)."""
+    max_per_page: the queue takes few others (after a target is full or a row's anchor is spent), whose anchors are
+    found when it comes to them (Ranked.fill). All of them held at once were rank's peak (41 bytes a candidate, 182 MB
+    at 100,000 synthetic pages)."""
     scores = DENSE_WEIGHT * candidates.similarity.astype(np.float64)  # the sum term by term in place, as the formula adds
     scores += LEXICAL_WEIGHT * candidates.lexical
     scores += PEER_LINKS_WEIGHT / PEERS * candidates.peer_links
@@ -221,65 +220,84 @@ class Ranked:
 
     corpus: Corpus
     candidates: Candidates
-    anchored: np.ndarray  # the rows whose anchors found holds (sorted): keeping() finds the others'
+    anchored: np.ndarray  # the rows whose anchors found holds (sorted): each source's first; fill() finds others' (_row)
     found: Found
     finder: AnchorFinder
     scores: np.ndarray
+    later: dict[int, tuple[list[int], list[int], list[float]]] = field(default_factory=dict)  # the others' anchors, as found
 
-    def select(self, max_per_page: int, max_per_target: int) -> tuple[np.ndarray, dict[int, int]]:
-        """The rows that fill the queue in queue order under both caps, in that order, and the hubs. Which rows enter
-        does not depend on their anchors (see suggestions), so a smaller cap is tried without finding any.
-
-        Rows are walked in queue order, but only those whose source is not full when they come: each source's
-        first max_per_page, and after each of its rows refused for a full target, its next row (a heap keeps those
-        in queue order). A full source's rows change nothing, and walking them was most of the time here (4.45M
-        rows at 100,000 synthetic pages, for a queue of 400,000); so was sorting them all in queue order (two sorts
-        of 44M rows, 19 s at 1,000,000 pages): only each source's rows are sorted (_by_source), then the first ones of
-        all sources. Counts are plain dicts read with get(): a Counter answers a missing key through a Python method."""
-        grouped, starts = self._by_source
-        scores, sources, targets = self.scores, self.candidates.source, self.candidates.target
-        first = _leading(grouped, starts, max_per_page)  # by source, each source's in queue order: a stable sort by score
-        first = first[np.argsort(-scores[first], kind="stable")]  # puts them in queue order
-        per_target: dict[int, int] = {}
-        wanted: dict[int, int] = {}
-        next_place: dict[int, int] = {}  # of each source that had a row refused: the place of its next row to walk
-        waiting: list[tuple[float, int, int, int]] = []  # (-score, source, target, row) of those next rows: queue order
-        queued = []
-
-        def walk(row: int, source: int, target: int) -> None:
+    def fill(self, max_per_page: int, max_per_target: int) -> tuple[Queue, dict[int, int]]:
+        """The queue, filled in queue order under both caps, and the hubs (target -> rows that wanted it, of each
+        target the cap refused rows of). A row enters where its source and its target have room and an anchor is left for it: the best
+        text anchor (anchors.text_options) not yet pointing at its target from SAME_ANCHOR_PAGES pages and not
+        overlapping its source's others, else the title fallback, if that does not point there from as many pages
+        either (an editor writes a page's name on few pages; the title fallback, written on none, would otherwise be
+        proposed from a dozen). A row refused lets its source's next row in (_in_turn); the queue holds each row's
+        anchor as a span, with the sentence of its source that holds it (Queue.add)."""
+        queue = Queue(self.corpus.texts, self.finder.names)
+        texts, names = self.corpus.texts, self.finder.names
+        per_target: dict[int, int] = {}  # plain dicts read with get(): a Counter answers a missing key through a Python method
+        wanted: dict[int, int] = {}  # rows walked of each target (by a source with room left)
+        used_anchors: dict[tuple[str, int], int] = {}  # (anchor text in lower case, target): pages pointing it there
+        used_spans: dict[int, list[tuple[int, int]]] = {}  # by source
+        refused: list[int] = []  # sources of the rows refused: _in_turn walks their next rows
+        for source, target, similarity, score, template_linked, options in self._in_turn(max_per_page, refused):
             wanted[target] = wanted.get(target, 0) + 1
             if per_target.get(target, 0) >= max_per_target:
+                refused.append(source)
+                continue
+            text, taken = texts[source], used_spans.setdefault(source, [])
+            for start, end, strength in text_options(text, *options):
+                key = (text[start:end].lower(), target)
+                if used_anchors.get(key, 0) < SAME_ANCHOR_PAGES and not any(start < last and first < end for first, last in taken):
+                    taken.append((start, end))
+                    strength = round(strength, 4)
+                    break
+            else:
+                start, end, strength, key = -1, -1, 0.0, (title_anchor(names[target]).lower(), target)
+                if used_anchors.get(key, 0) >= SAME_ANCHOR_PAGES:
+                    refused.append(source)
+                    continue
+            used_anchors[key] = used_anchors.get(key, 0) + 1
+            per_target[target] = per_target.get(target, 0) + 1
+            queue.add(source, target, similarity, round(score, 4), start, end, strength, template_linked, text)
+        return queue, {target: count for target, count in wanted.items() if count > max_per_target == per_target.get(target, 0)}
+
+    def _in_turn(self, max_per_page: int, refused: list[int]) -> Iterator[tuple]:
+        """The rows for fill() to walk, in queue order (_columns): each source's first max_per_page, and for each row
+        fill() refuses (its source put in refused before it asks for the next), its source's next row.
+
+        Only the rows of sources not full when they come are walked (a heap keeps the next rows in queue order): a
+        full source's rows change nothing, and walking them was most of the time here (4.45M rows at 100,000
+        synthetic pages, for a queue of 400,000); so was sorting them all in queue order (two sorts of 44M rows, 19 s
+        at 1,000,000 pages): only each source's rows are sorted (_by_source), then the first ones of all sources."""
+        grouped, starts = self._by_source
+        scores, targets = self.scores, self.candidates.target
+        first = _leading(grouped, starts, max_per_page)  # by source, each source's in queue order: a stable sort by score
+        first = first[np.argsort(-scores[first], kind="stable")]  # puts them in queue order
+        next_place: dict[int, int] = {}  # of each source that had a row refused: the place of its next row to walk
+        waiting: list[tuple[float, int, int, int]] = []  # (-score, source, target, row) of those next rows: queue order
+
+        def walk_next_rows() -> None:
+            while refused:
+                source = refused.pop()
                 at = next_place.get(source, max_per_page)
                 next_place[source] = at + 1
                 if starts[source] + at < starts[source + 1]:
                     later = int(grouped[starts[source] + at])
                     heapq.heappush(waiting, (-float(scores[later]), source, int(targets[later]), later))
-                return
-            queued.append(row)
-            per_target[target] = per_target.get(target, 0) + 1
 
-        firsts = zip(first.tolist(), (-scores[first]).tolist(), sources[first].tolist(), targets[first].tolist())
-        for row, negative, source, target in firsts:
-            while waiting and waiting[0] < (negative, source, target):
-                _, waiting_source, waiting_target, waiting_row = heapq.heappop(waiting)
-                walk(waiting_row, waiting_source, waiting_target)
-            walk(row, source, target)
+        for row in self._columns(first):
+            if refused:
+                walk_next_rows()
+            while waiting and waiting[0] < (-row[3], row[0], row[1]):
+                yield self._row(heapq.heappop(waiting)[3], waiting)
+                walk_next_rows()
+            yield row
+        walk_next_rows()
         while waiting:
-            _, waiting_source, waiting_target, waiting_row = heapq.heappop(waiting)
-            walk(waiting_row, waiting_source, waiting_target)
-        return np.array(queued, dtype=np.int64), {target: count for target, count in wanted.items() if count > max_per_target}
-
-    def keeping(self, rows: np.ndarray) -> Ranked:
-        """These rows alone (sorted: the queue), with their anchors: those not held are found again (a pair's anchors
-        do not depend on the other pairs searched with it)."""
-        candidates = self.candidates
-        held = among(rows, self.anchored)
-        found = Found.empty(len(rows))
-        found[held] = self.found[np.searchsorted(self.anchored, rows[held])]
-        if not held.all():
-            found[~held] = self.finder.search_all(candidates.source[rows[~held]], candidates.target[rows[~held]])
-        return Ranked(self.corpus, Candidates(*(getattr(candidates, column.name)[rows] for column in fields(candidates))),
-                      np.arange(len(rows)), found, self.finder, self.scores[rows])
+            yield self._row(heapq.heappop(waiting)[3], waiting)
+            walk_next_rows()
 
     @cached_property
     def _by_source(self) -> tuple[np.ndarray, np.ndarray]:
@@ -289,38 +307,28 @@ class Ranked:
         _sort_by_score(starts, self.scores, grouped)
         return grouped, starts
 
-    def suggestions(self, rows: np.ndarray) -> Queue:
-        """The selected rows as suggestions, in queue order, each with the best text anchor (anchors.text_options) not
-        yet pointing at its target from SAME_ANCHOR_PAGES pages and not overlapping its source's others, else the
-        title fallback, and the sentence of its source that holds it. Spans and keys, not Anchor objects: 4,000,000
-        rows at 1,000,000 pages (BENCHMARKS.md, "Analysis")."""
-        used_anchors: dict[tuple[str, int], int] = {}  # (anchor text in lower case, target): pages pointing it there
-        used_spans: dict[int, list[tuple[int, int]]] = {}  # by source
-        queue = Queue(self.corpus.texts, self.finder.names)
-        texts, names = self.corpus.texts, self.finder.names
-        for source, target, similarity, score, template_linked, (starts, ends, strengths) in self._columns(rows):
-            text, taken = texts[source], used_spans.setdefault(source, [])
-            for start, end, strength in text_options(text, starts, ends, strengths):
-                key = (text[start:end].lower(), target)
-                if used_anchors.get(key, 0) < SAME_ANCHOR_PAGES and not any(start < last and first < end for first, last in taken):
-                    taken.append((start, end))
-                    strength = round(strength, 4)
-                    break
-            else:
-                start, end, strength, key = -1, -1, 0.0, (title_anchor(names[target]).lower(), target)
-            used_anchors[key] = used_anchors.get(key, 0) + 1
-            queue.add(source, target, similarity, round(score, 4), start, end, strength, template_linked, text)
-        return queue
-
     def _columns(self, rows: np.ndarray) -> Iterator[tuple]:
-        """What suggestions() reads of each row, as Python values, made ROWS_AT_ONCE rows at a time: for all 400,000
-        rows of 100,000 pages at once, the lists would hold ~160 MB at the stage of the peak."""
+        """What fill() reads of these rows (each in anchored), as Python values, made ROWS_AT_ONCE rows at a
+        time: for all 400,000 rows of 100,000 pages at once, the lists would hold ~160 MB at the stage of the peak."""
         candidates = self.candidates
         for start in range(0, len(rows), ROWS_AT_ONCE):
             part = rows[start:start + ROWS_AT_ONCE]
             yield from zip(candidates.source[part].tolist(), candidates.target[part].tolist(),
                            candidates.similarity[part].tolist(), self.scores[part].tolist(),
-                           candidates.template_linked[part].tolist(), self.found.alternatives(part))
+                           candidates.template_linked[part].tolist(),
+                           self.found.alternatives(np.searchsorted(self.anchored, part)))
+
+    def _row(self, row: int, waiting: list[tuple[float, int, int, int]]) -> tuple:
+        """What fill() reads of a row past its source's first (_columns). Its anchors are found here, with those of the
+        rows waiting their turn, once (a pair's anchors do not depend on the pairs searched with it): one search for
+        many, since each costs ~15 ms at 100,000 pages, most of it for the targets' terms."""
+        candidates = self.candidates
+        if row not in self.later:
+            rows = np.array([later for later in dict.fromkeys([row, *(entry[3] for entry in waiting)]) if later not in self.later])
+            found = self.finder.search_all(candidates.source[rows], candidates.target[rows])
+            self.later.update(zip(rows.tolist(), found.alternatives(np.arange(len(rows)))))
+        return (int(candidates.source[row]), int(candidates.target[row]), float(candidates.similarity[row]),
+                float(self.scores[row]), bool(candidates.template_linked[row]), self.later[row])
 
 
 class Queue(Sequence[Suggestion]):
