@@ -115,7 +115,7 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
     ranked = _scored(corpus, candidates, finder, max_per_page, progress)
     with _garbage_collector_paused():
         if max_per_target is None:
-            per_source = np.bincount(candidates.source, minlength=len(corpus)) if len(candidates) else np.zeros(0, dtype=np.int64)
+            per_source = np.bincount(candidates.source, minlength=len(corpus)) if len(candidates) else np.zeros(0, np.int64)
             cap = max(MIN_CAP, int(MAX_TARGET_SHARE * int(np.minimum(per_source, max_per_page).sum())))
             while True:
                 queue, hubs = ranked.fill(max_per_page, cap)
@@ -224,19 +224,19 @@ class Ranked:
     found: Found
     finder: AnchorFinder
     scores: np.ndarray
-    later: dict[int, tuple[list[int], list[int], list[float]]] = field(default_factory=dict)  # the others' anchors, as found
+    later: dict[int, tuple[list[int], list[int], list[float]]] = field(default_factory=dict)  # others' anchors, found
 
     def fill(self, max_per_page: int, max_per_target: int) -> tuple[Queue, dict[int, int]]:
         """The queue, filled in queue order under both caps, and the hubs (target -> rows that wanted it, of each
-        target the cap refused rows of). A row enters where its source and its target have room and an anchor is left for it: the best
-        text anchor (anchors.text_options) not yet pointing at its target from SAME_ANCHOR_PAGES pages and not
-        overlapping its source's others, else the title fallback, if that does not point there from as many pages
-        either (an editor writes a page's name on few pages; the title fallback, written on none, would otherwise be
-        proposed from a dozen). A row refused lets its source's next row in (_in_turn); the queue holds each row's
+        target the cap refused rows of). A row enters where its source and its target have room and an anchor is left
+        for it: the best text anchor (anchors.text_options) not yet pointing at its target from SAME_ANCHOR_PAGES pages
+        and not overlapping its source's others, else the title fallback, if that does not point there from as many
+        pages either (an editor writes a page's name on few pages; the title fallback, written on none, would otherwise
+        be proposed from a dozen). A row refused lets its source's next row in (_in_turn); the queue holds each row's
         anchor as a span, with the sentence of its source that holds it (Queue.add)."""
-        queue = Queue(self.corpus.texts, self.finder.names)
         texts, names = self.corpus.texts, self.finder.names
-        per_target: dict[int, int] = {}  # plain dicts read with get(): a Counter answers a missing key through a Python method
+        queue = Queue(texts, names)
+        per_target: dict[int, int] = {}  # plain dicts read with get(): a Counter answers a missing key in Python
         wanted: dict[int, int] = {}  # rows walked of each target (by a source with room left)
         used_anchors: dict[tuple[str, int], int] = {}  # (anchor text in lower case, target): pages pointing it there
         used_spans: dict[int, list[tuple[int, int]]] = {}  # by source
@@ -261,7 +261,8 @@ class Ranked:
             used_anchors[key] = used_anchors.get(key, 0) + 1
             per_target[target] = per_target.get(target, 0) + 1
             queue.add(source, target, similarity, round(score, 4), start, end, strength, template_linked, text)
-        return queue, {target: count for target, count in wanted.items() if count > max_per_target == per_target.get(target, 0)}
+        hubs = {target: count for target, count in wanted.items() if count > max_per_target == per_target.get(target, 0)}
+        return queue, hubs
 
     def _in_turn(self, max_per_page: int, refused: list[int]) -> Iterator[tuple]:
         """The rows for fill() to walk, in queue order (_columns): each source's first max_per_page, and for each row
@@ -324,7 +325,8 @@ class Ranked:
         many, since each costs ~15 ms at 100,000 pages, most of it for the targets' terms."""
         candidates = self.candidates
         if row not in self.later:
-            rows = np.array([later for later in dict.fromkeys([row, *(entry[3] for entry in waiting)]) if later not in self.later])
+            asked = dict.fromkeys([row, *(entry[3] for entry in waiting)])
+            rows = np.array([later for later in asked if later not in self.later])
             found = self.finder.search_all(candidates.source[rows], candidates.target[rows])
             self.later.update(zip(rows.tolist(), found.alternatives(np.arange(len(rows)))))
         return (int(candidates.source[row]), int(candidates.target[row]), float(candidates.similarity[row]),
