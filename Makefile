@@ -13,6 +13,8 @@ $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check torch==2.13.0
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@echo "compiling the analysis's loops once (numba caches them beside the code: ~20 s here, not on the first analysis)"
+	$(BIN)/python bench/analyze.py stages --pages 400 > /dev/null
 	touch $(STAMP)
 
 demo: $(STAMP)
