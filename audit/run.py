@@ -3,8 +3,11 @@ record each as it ends, then compare them all in DIR/summary.csv and DIR/index.h
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Protocol
 
@@ -44,14 +47,22 @@ class AuditResult:
 
 
 def audit(sites_file: Path, out: Path, runner_for: Callable[[AuditState], Runner], again: bool = False) -> AuditResult:
-    """Run the audit; `again` runs the sites done earlier too (a new batch was published since)."""
+    """Run the audit; `again` runs the sites done earlier too (a new batch was published since). Progress goes to
+    stderr: a line when it starts, and one as each site ends (an audit of many sites runs for hours)."""
     sites = read_sites(sites_file)
     out.mkdir(parents=True, exist_ok=True)
     state = AuditState(out)
     todo = [site for site in sites if again or state.status(site.url) != "done"]
+    started, ended = time.monotonic(), 0
+    print(f"Auditing {len(todo)} of {len(sites)} sites into {out} ({len(sites) - len(todo)} done in an earlier run)",
+          file=sys.stderr, flush=True)
 
     def finished(site: Site, error: str | None) -> None:
+        nonlocal ended
         state.record(site.url, "failed" if error else "done", error=error)
+        ended += 1
+        print(f"[{ended}/{len(todo)}, {timedelta(seconds=round(time.monotonic() - started))}] {site.url}: "
+              f"{progress_line(site, error, out)}", file=sys.stderr, flush=True)
 
     try:
         runner_for(state).run(todo, finished)
@@ -59,6 +70,14 @@ def audit(sites_file: Path, out: Path, runner_for: Callable[[AuditState], Runner
         rows = [row_of(site, state, out) for site in sites]
         summary_csv, index_html = write_summary(out, rows)
     return AuditResult(rows, len(sites) - len(todo), summary_csv, index_html)
+
+
+def progress_line(site: Site, error: str | None, out: Path) -> str:
+    """How one site ended, as the progress says it: its error, or its pages and suggestions."""
+    if error:
+        return f"failed: {error}"
+    figures = site_figures(site.path(out, ".db"))
+    return f"done: {figures['pages']} pages, {figures['suggestions']} suggestions"
 
 
 def row_of(site: Site, state: AuditState, out: Path) -> SiteRow:

@@ -123,6 +123,21 @@ def test_an_unreachable_site_is_recorded_with_its_error_and_the_others_go_on(aud
     assert f"wrote: {audited.out / 'summary.csv'}, {audited.out / 'index.html'}" in audited.first.stdout
 
 
+def test_the_audit_says_each_site_as_it_ends(audited: Audit) -> None:
+    progress = audited.first.stderr.splitlines()
+    assert progress[0] == f"Auditing 3 of 3 sites into {audited.out} (0 done in an earlier run)"
+    ended = [line for line in progress if line.startswith("[")]
+    assert [line.split("]")[0].split(",")[0] for line in ended] == ["[1/3", "[2/3", "[3/3"]
+    rows = summary(audited.out)
+    for url in audited.urls[:2]:
+        assert any(line.endswith(f"] {url}: done: {rows[url]['pages']} pages, {rows[url]['suggestions']} suggestions")
+                   for line in ended)
+    assert any(f"] {audited.urls[2]}: failed: could not fetch" in line for line in ended)
+    again = audited.second.stderr.splitlines()
+    assert again[0] == f"Auditing 1 of 3 sites into {audited.out} (2 done in an earlier run)"
+    assert [line.split("]")[0].split(",")[0] for line in again if line.startswith("[")] == ["[1/1"]
+
+
 def test_the_index_compares_the_sites_and_links_each_report(audited: Audit) -> None:
     page = (audited.out / "index.html").read_text(encoding="utf-8")
     assert "default-src 'none'" in page and "<script" not in page
