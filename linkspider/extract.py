@@ -77,6 +77,8 @@ def parse_html(page: Page, root: HtmlElement, base_url: str, headers: dict[str, 
             glyph.drop_tree()  # its tail stays
     for code in root.xpath("//code[.//a][not(ancestor::pre)]"):
         code.drop_tag()  # trafilatura loses the rest of a paragraph after a link inside inline <code>
+    for pre in root.xpath("//pre[not(.//code)]"):
+        _wrap_content(pre, "code")  # preformatted text is no prose (_code_blocks), however trafilatura reads it
     anchors = list(_anchors(root, base_url))
     for index, (element, _) in enumerate(anchors):
         element.set("href", f"{MARKER}{index}")
@@ -190,18 +192,34 @@ def _reading_order(element: etree._Element) -> list[tuple[etree._Element, str]]:
 
 def _code_blocks(body: etree._Element, preformatted: set[int]) -> list[etree._Element]:
     """The extractor's <code> elements that are blocks (of <pre>): not inside another, either outside any
-    paragraph-like element or of several lines, and holding no link but links of a <pre> (preformatted: an API's
-    declaration links its types, "pub type c_short = i16;"). A <code> in a sentence is inline (a command's name, often
-    linked), and one with other links is no code: the extractor takes an embedded tweet for one."""
+    paragraph-like element, of several lines or the whole of a quote, and holding no link but links of a <pre>
+    (preformatted: an API's declaration links its types, "pub type c_short = i16;"). A <code> in a sentence is inline (a
+    command's name, often linked), and one with other links is no code: the extractor takes an embedded tweet for one.
+    trafilatura makes a <pre> a quote where its text does not look like code to it (no brace, no indented line: a C
+    declaration indented two spaces, a Sphinx block of highlighted spans); every <pre> holds a <code> (parse_html), so
+    such a quote holds nothing else."""
     blocks = []
     for code in body.iter("code"):
         text = "".join(code.itertext()).strip()
         holder = next(parent for parent in code.iterancestors() if parent.tag != "ref")  # a linked <code> is in its link
         if (not any(parent.tag == "code" for parent in code.iterancestors())
                 and {_marked(ref) for ref in code.iter("ref")} - {None} <= preformatted
-                and (holder.tag not in _INLINE_PARENTS or "\n" in text)):
+                and (holder.tag not in _INLINE_PARENTS or "\n" in text or _whole_quote(code, holder))):
             blocks.append(code)
     return blocks
+
+
+def _whole_quote(code: etree._Element, holder: etree._Element) -> bool:
+    """The <code> is all there is of a quote: a <pre> the extractor did not take for code."""
+    return holder.tag == "quote" and len(holder) == 1 and not (holder.text or "").strip() and not (code.tail or "").strip()
+
+
+def _wrap_content(element: HtmlElement, tag: str) -> None:
+    """Put everything inside the element into one new child of this tag, as <pre><code>...</code></pre> is written."""
+    wrapper = element.makeelement(tag, {})
+    wrapper.text, element.text = element.text, None
+    wrapper.extend(list(element))
+    element.append(wrapper)
 
 
 def _marked(ref: etree._Element) -> int | None:

@@ -320,6 +320,24 @@ def test_code_blocks_are_marked_in_the_main_text_and_leave_it_as_it_was() -> Non
     assert parse(document()).code_spans is None
 
 
+def test_every_pre_is_a_code_block_whatever_its_text_looks_like() -> None:
+    """A <pre> without <code> whose text has no brace and no four-space indent (SQLite's C declarations, indented two
+    spaces, in a <blockquote>; a Sphinx block of highlighted spans; one line of shell) is code too: trafilatura takes
+    it for a quote, which left its lines joined into one "sentence" and its comments a place for anchors. A quote of
+    prose stays prose."""
+    declaration = "int sqlite3_close(\n  sqlite3 *db       /* the database connection */\n);"
+    page = parse(document(extra=(
+        f"<blockquote><pre>{declaration}</pre></blockquote>"
+        "<p>Close the connection when done, a sentence of prose long enough to stay in the main text.</p>"
+        "<div class='highlight'><pre><span class='gp'>&gt;&gt;&gt; </span><span class='n'>grind</span><span class='p'>"
+        "(</span><span class='mi'>18</span><span class='p'>)</span>\n<span class='go'>fine</span></pre></div>"
+        "<blockquote><pre>sqlite3 -cmd .help</pre></blockquote>"
+        "<blockquote><p>Good coffee takes time, as an old barista said to us one morning in the shop.</p></blockquote>")))
+    blocks = [page.main_text[start:end] for start, end in json.loads(page.code_spans)]
+    assert blocks == [declaration, ">>> grind(18)\nfine", "sqlite3 -cmd .help"]
+    assert "Good coffee takes time" in page.main_text and not any("Good coffee" in block for block in blocks)
+
+
 def test_a_declaration_that_links_its_types_is_a_code_block() -> None:
     """An API's declaration, a <pre> whose code links its types (rustdoc, javadoc), is code: no anchor comes from it,
     and its links stay the page's content links, in no sentence. Inline code in a link, or with one, stays prose."""
