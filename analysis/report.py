@@ -35,7 +35,7 @@ body{font:15px/1.45 system-ui,sans-serif;color:#1a202c;max-width:1060px;margin:2
 h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.8em;border-bottom:1px solid #e2e8f0}
 table{border-collapse:collapse;width:100%;font-size:.92em}th,td{text-align:left;padding:.3em .5em;vertical-align:top}
 tr:nth-child(even){background:#f7fafc}th{background:#edf2f7}td.n{text-align:right;white-space:nowrap}
-mark{background:#fefcbf;font-weight:600}.muted{color:#718096}a{color:#2b6cb0;overflow-wrap:anywhere}
+mark{background:#fefcbf;font-weight:600}.muted{color:#718096}a,.muted,td.s{overflow-wrap:anywhere}a{color:#2b6cb0}th.p{width:17%}
 .note{background:#fffbeb;border-left:4px solid #d69e2e;padding:.4em .8em}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:1em}
 figure{margin:0}figcaption{font-weight:600;margin-bottom:.3em}svg.chart{width:100%;height:auto;font-size:11px}
@@ -163,10 +163,10 @@ def suggestions(db: sqlite_utils.Database, impact: Impact) -> str:
         [*impact.statuses, TOP_SUGGESTIONS]))
     body = "".join(
         f"<tr><td class=n>{rank}</td><td>{page_link(impact, row['source'])}</td><td>{link(row['target'], row['target_title'])}</td>"
-        f"<td>{in_context(row['anchor'], row['context'])}</td><td class=n>{row['similarity']:.2f}</td><td class=n>{row['score']:.3f}</td>"
+        f"<td class=s>{in_context(row['anchor'], row['context'])}</td><td class=n>{row['similarity']:.2f}</td><td class=n>{row['score']:.3f}</td>"
         f"<td>{escape(gain_text(row['depth_before'], row['depth_after'], row['pagerank_gain']))}</td><td>{escape(row['status'])}</td></tr>"
         for rank, row in enumerate(rows, 1))
-    return (f"<h2>Top {len(rows)} suggestions</h2><table><tr><th>#</th><th>from</th><th>to</th><th>anchor, in its sentence</th>"
+    return (f"<h2>Top {len(rows)} suggestions</h2><table><tr><th>#</th><th class=p>from</th><th class=p>to</th><th>anchor, in its sentence</th>"
             "<th>similarity</th><th>score</th><th>gain if alone</th><th>status</th></tr>" + body + "</table>"
             "<p class=muted>Gain: the target's click depth and PageRank with this link alone added.</p>")
 
@@ -199,7 +199,7 @@ def vague_links(db: sqlite_utils.Database, impact: Impact) -> str:
     rows = db.query("SELECT * FROM vague_links ORDER BY source, offset LIMIT ?", [LIST_LIMIT])
     body = "".join(
         f"<tr><td>{page_link(impact, row['source'])}</td><td>{link(row['target'], row['target_title'])}</td>"
-        f"<td>{marked(row['context'], row['offset'] - row['context_offset'], len(row['anchor']))}</td>"
+        f"<td class=s>{marked(row['context'], row['offset'] - row['context_offset'], len(row['anchor']))}</td>"
         f"<td>{escape(row['better_anchor']) if row['better_anchor'] else '<span class=muted>none in the sentence</span>'}</td></tr>"
         for row in rows)
     more = f" The first {LIST_LIMIT} are listed." if total > LIST_LIMIT else ""

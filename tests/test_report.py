@@ -116,30 +116,32 @@ BASE = "http://site.test"
 QUOTED = BASE + '/a"onmouseover="alert(4)'
 
 
-def hostile_database(path: Path) -> Path:
-    """A crawled and analysed site whose every crawled or queued string tries to run or inject something."""
+def hostile_database(path: Path, title: str = PAYLOAD, anchor: str = ANCHOR, context: str = CONTEXT,
+                     target: str = QUOTED) -> Path:
+    """A crawled and analysed site whose every crawled or queued string tries to run or inject something (or, with
+    other strings, is long in some other way)."""
     db = open_database(path)
-    db["crawls"].insert({"id": 1, "start_urls": BASE + "/", "status": "finished", "finished_at": PAYLOAD})
-    pages = {BASE + "/": "Home", BASE + "/post": PAYLOAD, QUOTED: PAYLOAD + " two", BASE + "/lonely": PAYLOAD + " three"}
-    db["pages"].insert_all([{"url": url, "final_url": url, "status": 200, "is_html": 1, "title": title, "h1": PAYLOAD,
+    db["crawls"].insert({"id": 1, "start_urls": BASE + "/", "status": "finished", "finished_at": title})
+    pages = {BASE + "/": "Home", BASE + "/post": title, target: title + " two", BASE + "/lonely": title + " three"}
+    db["pages"].insert_all([{"url": url, "final_url": url, "status": 200, "is_html": 1, "title": page_title, "h1": title,
                              "gone": 0, "noindex": 0, "nofollow": 0, "sitemap_only": int(url.endswith("lonely"))}
-                            for url, title in pages.items()])
-    db["links"].insert_all([{"source": BASE + "/", "target": target, "region": "content", "nofollow": 0, "external": 0}
-                            for target in (BASE + "/post", QUOTED)])
+                            for url, page_title in pages.items()])
+    db["links"].insert_all([{"source": BASE + "/", "target": linked, "region": "content", "nofollow": 0, "external": 0}
+                            for linked in (BASE + "/post", target)])
     db["suggestions"].create(SUGGESTIONS, pk=("source", "target"))
     db["suggestions"].insert_all([
-        {"source": BASE + "/post", "target": QUOTED, "target_title": PAYLOAD, "anchor": ANCHOR, "anchor_source": "text",
-         "context": CONTEXT, "similarity": 0.5, "score": 1.0, "status": "pending"},
-        {"source": QUOTED, "target": BASE + "/lonely", "target_title": PAYLOAD, "anchor": PAYLOAD, "anchor_source": "title",
+        {"source": BASE + "/post", "target": target, "target_title": title, "anchor": anchor, "anchor_source": "text",
+         "context": context, "similarity": 0.5, "score": 1.0, "status": "pending"},
+        {"source": target, "target": BASE + "/lonely", "target_title": title, "anchor": title, "anchor_source": "title",
          "context": None, "similarity": 0.4, "score": 0.9, "status": "approved"},
     ])
-    db["cannibalization"].insert({"page": BASE + "/post", "other": QUOTED, "similarity": 0.95, "page_title": PAYLOAD,
-                                  "other_title": PAYLOAD})
-    db["hubs"].insert({"target": QUOTED, "title": PAYLOAD, "wanted": 9, "kept": 3})
-    sentence = f"{PAYLOAD} read it here."
-    db["vague_links"].insert({"source": BASE + "/post", "target": QUOTED, "target_title": PAYLOAD, "anchor": "here",
+    db["cannibalization"].insert({"page": BASE + "/post", "other": target, "similarity": 0.95, "page_title": title,
+                                  "other_title": title})
+    db["hubs"].insert({"target": target, "title": title, "wanted": 9, "kept": 3})
+    sentence = f"{title} read it here."
+    db["vague_links"].insert({"source": BASE + "/post", "target": target, "target_title": title, "anchor": "here",
                               "offset": 100 + sentence.index("here"), "context": sentence, "context_offset": 100,
-                              "better_anchor": PAYLOAD, "better_offset": 100})
+                              "better_anchor": title, "better_offset": 100})
     db.close()
     return path
 
@@ -164,6 +166,22 @@ def test_payloads_in_crawled_strings_show_as_text_and_never_run(browser: Chromiu
     assert QUOTED in browser.evaluate(tab, "[...document.querySelectorAll('a')].map(link => link.getAttribute('href'))")
     assert [request["request"]["url"] for request in browser.of(tab, "Network.requestWillBeSent")] == [
         (tmp_path / "hostile.report.html").as_uri()]
+
+
+@needs_chromium
+def test_long_paths_titles_and_identifiers_wrap_inside_the_window(browser: Chromium, tmp_path: Path) -> None:
+    """An API's paths and identifiers have no place to break ("/c3ref/c_config_covering_index_scan.html"); the report
+    wraps them rather than grow wider than the window, and keeps a third of the table for the pages' columns."""
+    long = "sqlite3_changeset_iter_" * 6
+    db_path = hostile_database(tmp_path / "wide.db", title=f"Configuration {long} Options", anchor=long,
+                               context=f"Call {long} and then {long} once more, " + "as a long sentence goes on " * 30,
+                               target=f"{BASE}/c3ref/{long}.html")
+    assert run(REPORT, db_path).returncode == 0
+    tab = browser.open(tmp_path / "wide.report.html")
+    assert browser.evaluate(tab, "document.documentElement.scrollWidth <= innerWidth")
+    widths = browser.evaluate(tab, "[...document.querySelectorAll('th.p')].map(th => th.offsetWidth / "
+                                   "th.closest('table').offsetWidth)")
+    assert len(widths) == 2 and all(width > 0.15 for width in widths), widths
 
 
 @needs_chromium
