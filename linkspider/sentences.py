@@ -29,10 +29,17 @@ def _spans(text: str, start: int) -> Iterator[tuple[int, int]]:
     for match in _boundaries(text, start):
         end = _sentence_end(match)
         if text[start:end].strip():
-            yield start, end
+            yield _trimmed(text, start, end)
         start = match.end()
     if text[start:].strip():
-        yield start, len(text.rstrip())
+        yield _trimmed(text, start, len(text))
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span without the white space at its edges: a line may start with some (an indented paragraph of the HTML
+    source), and a sentence shown as a link's context or an anchor's does not."""
+    part = text[start:end]
+    return start + len(part) - len(part.lstrip()), start + len(part.rstrip())
 
 
 def _boundaries(text: str, start: int) -> Iterator[re.Match[str]]:
@@ -73,7 +80,11 @@ def sentence_at(text: str, offset: int, spans: list[tuple[int, int]] | None = No
         if boundary.end() > offset:  # (the sentences before are not needed: a sentence ends before its boundary does)
             end = _sentence_end(boundary)
             if end > offset and text[start:end].strip():
-                return (start, end) if start <= offset else (offset, offset)
+                return _holding(*_trimmed(text, start, end), offset)
         start = boundary.end()
-    end = len(text.rstrip())
-    return (start, end) if start <= offset < end and text[start:].strip() else (offset, offset)
+    return _holding(*_trimmed(text, start, len(text)), offset) if text[start:].strip() else (offset, offset)
+
+
+def _holding(start: int, end: int, offset: int) -> tuple[int, int]:
+    """The sentence, if it holds the character at offset; else (offset, offset): between sentences."""
+    return (start, end) if start <= offset < end else (offset, offset)

@@ -136,9 +136,13 @@ def test_a_point_inside_a_number_does_not_end_a_sentence() -> None:
     assert sentences("Aim for 1.5 percent TDS. Then taste.") == ["Aim for 1.5 percent TDS.", "Then taste."]
 
 
-def test_trailing_white_space_is_not_part_of_a_sentence() -> None:
+def test_white_space_at_either_end_is_not_part_of_a_sentence() -> None:
     assert sentence_spans("Done.   ") == [(0, 5)]
     assert sentence_spans("Done.\n\n") == [(0, 5)]
+    text = "A heading  \n   An indented line holds the link.\n\tAnd a tab"
+    assert sentences(text) == ["A heading", "An indented line holds the link.", "And a tab"]
+    assert text[slice(*sentence_at(text, text.index("link")))] == "An indented line holds the link."
+    assert sentence_at(text, text.index("An") - 1) == (text.index("An") - 1,) * 2  # the indent is between sentences
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\n\n"])
