@@ -305,9 +305,11 @@ def declared_dates(root: HtmlElement) -> tuple[str | None, str | None]:
 
 
 def _anchors(root: HtmlElement, base_url: str) -> Iterator[tuple[HtmlElement, str]]:
-    """Every <a>/<area> with an http(s) target, resolved against the base URL and normalised."""
-    for element in root.iter("a", "area"):
-        href = (element.get("href") or "").strip()
+    """Every <a>/<area> with an http(s) target, resolved against the base URL and normalised; and every <frame>'s page:
+    a frameset shows its frames' pages and has no other links (an old manual's or Javadoc's index.html), so the crawl
+    follows a frame as a link, outside the main content (a click deep, though none is made)."""
+    for element in root.iter("a", "area", "frame"):
+        href = (element.get("src" if element.tag == "frame" else "href") or "").strip()
         if not href or href.lower().startswith(_SKIPPED_SCHEMES):
             continue
         target = urljoin(base_url, href)

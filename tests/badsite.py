@@ -13,7 +13,7 @@ PAGE = "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{title
 PROSE = "<p>This page has a paragraph of ordinary prose so that the extractor has some main content to keep.</p>"
 
 INDEX_LINKS = ["/error", "/loop-a", "/latin1", "/cyrillic", "/malformed", "/huge", "/binary", "/calendar/2026/1/",
-               "/session?sid=1", "/away", "/missing", "/image.png"]
+               "/session?sid=1", "/away", "/missing", "/image.png", "/frames/"]
 
 
 def html(title: str, body: str = "") -> bytes:
@@ -55,6 +55,13 @@ class BadSiteHandler(BaseHTTPRequestHandler):
         elif path == "/session":  # a fresh session id on every link
             sid = int(query.get("sid", ["0"])[0])
             self.send(200, html(f"Session {sid}", f'<p><a href="/session?sid={sid + 1}">Continue</a></p>'))
+        elif path == "/frames/":  # a frameset, as old manuals and Javadoc wrote their index: no link but its frames
+            self.send(200, b"<html><head><title>Manual</title></head><frameset cols='25%,75%'><frame src='toc.html'>"
+                           b"<frame src='cover.html'></frameset><noframes><a href='toc.html'>Contents</a></noframes></html>")
+        elif path == "/frames/toc.html":
+            self.send(200, html("Contents", '<p><a href="chapter.html" target="main">The one chapter</a></p>'))
+        elif path in ("/frames/cover.html", "/frames/chapter.html"):
+            self.send(200, html(path.rsplit("/", 1)[1].removesuffix(".html").title()))
         elif path == "/image.png":
             self.send(200, b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "image/png")
         elif path == "/robots.txt":

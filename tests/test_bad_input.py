@@ -131,6 +131,13 @@ def test_infinite_spaces_are_bounded(bad_crawl: CrawlRun) -> None:
     assert sessions == 20  # default max_query_variants per path
 
 
+def test_a_frameset_s_pages_are_crawled_through_its_frames(bad_crawl: CrawlRun) -> None:
+    depths = {path: bad_crawl.page(url_of(bad_crawl, path))["depth"]
+              for path in ("/frames/", "/frames/toc.html", "/frames/cover.html", "/frames/chapter.html")}
+    assert depths == {"/frames/": 1, "/frames/toc.html": 2, "/frames/cover.html": 2, "/frames/chapter.html": 3}
+    assert bad_crawl.page(url_of(bad_crawl, "/frames/chapter.html"))["status"] == 200
+
+
 def test_max_depth_and_max_pages(tmp_path: Path) -> None:
     with serve_bad_site() as url:
         shallow = run_crawl(url, tmp_path / "shallow.db", "-a", "max_depth=3", "-a", "max_query_variants=100")

@@ -342,6 +342,16 @@ def test_every_pre_is_a_code_block_whatever_its_text_looks_like() -> None:
     assert "Good coffee takes time" in page.main_text and not any("Good coffee" in block for block in blocks)
 
 
+def test_a_frameset_links_its_frames_pages() -> None:
+    """An old manual's index.html is a frameset: its frames' pages are how the crawl goes on (the <noframes> text is
+    raw text to the parser, its links none). They are no content links."""
+    page = parse("<html><head><title>Manual</title></head><frameset cols='26%,74%'><frame src='toc.html' name='nav'>"
+                 "<frame src='https://cdn.example/cover.html'></frameset><noframes><a href='toc.html'>Manual</a>"
+                 "</noframes></html>", url="https://example.com/manual/index.html")
+    assert [(link.target, link.region, link.external) for link in page.links] == [
+        ("https://example.com/manual/toc.html", "other", False), ("https://cdn.example/cover.html", "other", True)]
+
+
 def test_a_declaration_that_links_its_types_is_a_code_block() -> None:
     """An API's declaration, a <pre> whose code links its types (rustdoc, javadoc), is code: no anchor comes from it,
     and its links stay the page's content links, in no sentence. Inline code in a link, or with one, stays prose."""
