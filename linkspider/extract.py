@@ -13,6 +13,7 @@ import json
 import logging
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
@@ -35,6 +36,14 @@ logging.getLogger("trafilatura").setLevel(logging.ERROR)
 # as OPEN CODE SEP code CLOSE: printable characters (the extractor drops unprintable ones) in a
 # pattern that prose does not contain.
 OPEN, SEP, CLOSE, CODE = "\u27e6", "\u205e", "\u27e7", "code"
+# Put at the end of each <div>'s text: trafilatura joins the texts of divs laid out as a grid or table (Javadoc's
+# summaries: "Modifier and TypeMethodDescriptionclone()boolean") with nothing between. Where one is followed by a word,
+# the div ended there and the text gets a line break; elsewhere it goes (_block_ends).
+BLOCK_END = "\u27e0"
+_LONE_BLOCK_ENDS = re.compile(f"^[ \\t]*{BLOCK_END}[{BLOCK_END} \\t]*\\n|\\n?[ \\t]*{BLOCK_END}[{BLOCK_END} \\t]*\\Z",
+                              re.MULTILINE)  # a line of them alone (trafilatura leaves out empty lines), or the text's end
+_BLOCK_ENDS_BEFORE_SPACE = re.compile(f"[ \\t]*{BLOCK_END}+(?=\\s|\\Z)")
+_BLOCK_ENDS_BEFORE_WORD = re.compile(f"[ \\t]*{BLOCK_END}+")
 _MARKED = re.compile(f"{OPEN}(\\d+|{CODE}){SEP}(.*?){CLOSE}", re.DOTALL)
 # The extractor's elements whose text a <code> inside may be inline ("call <code>spawn</code> to ...").
 _INLINE_PARENTS = {"p", "item", "cell", "head", "hi", "quote", "del"}
@@ -123,10 +132,11 @@ class MainContent:
 def main_content(root: HtmlElement, preformatted: set[int] = frozenset()) -> MainContent:
     """Main text, where the marked anchors and the code blocks landed in it, and its headings. preformatted: the
     marked anchors that sit in a <pre> (code cross-references: they may be in a code block, see _code_blocks)."""
-    document = trafilatura.bare_extraction(
-        root, include_links=True, include_comments=False, include_tables=True, include_images=False, deduplicate=False,
-        prune_xpath=NAVIGATION,
-    )
+    with _block_ends_marked(root):
+        document = trafilatura.bare_extraction(
+            root, include_links=True, include_comments=False, include_tables=True, include_images=False, deduplicate=False,
+            prune_xpath=NAVIGATION,
+        )
     if document is None or document.body is None:
         return MainContent("", {}, [], [])
     body = document.body
@@ -140,10 +150,31 @@ def main_content(root: HtmlElement, preformatted: set[int] = frozenset()) -> Mai
     _unwrap(body, code_blocks)
     for code in code_blocks:
         _bracket_code(code)
-    headings = [" ".join(_MARKED.sub(r"\2", "".join(head.itertext())).split()) for head in body.iter("head")]
-    content = _strip_markers(xmltotxt(body, include_formatting=False), [heading for heading in headings if heading])
+    headings = [" ".join(_MARKED.sub(r"\2", "".join(head.itertext())).replace(BLOCK_END, " ").split()) for head in body.iter("head")]
+    content = _strip_markers(_block_ends(xmltotxt(body, include_formatting=False)), [heading for heading in headings if heading])
     content.code_links = {_marked(ref) for ref in in_code} - {None}
     return content
+
+
+@contextmanager
+def _block_ends_marked(root: HtmlElement) -> Iterator[None]:
+    """BLOCK_END at the end of each <div>'s text while the extractor reads the page; taken out after, since the links'
+    texts are read from the page too."""
+    ends = []
+    for div in root.xpath("//div[not(ancestor::pre)][normalize-space()]"):
+        element, attribute = (div[-1], "tail") if len(div) else (div, "text")
+        setattr(element, attribute, (getattr(element, attribute) or "") + BLOCK_END)
+        ends.append((element, attribute))
+    try:
+        yield
+    finally:
+        for element, attribute in ends:
+            setattr(element, attribute, getattr(element, attribute).replace(BLOCK_END, "") or None)
+
+
+def _block_ends(text: str) -> str:
+    """The extracted text with each BLOCK_END a line break where a word follows it, and gone elsewhere."""
+    return _BLOCK_ENDS_BEFORE_WORD.sub("\n", _BLOCK_ENDS_BEFORE_SPACE.sub("", _LONE_BLOCK_ENDS.sub("", text)))
 
 
 def _unwrap(body: etree._Element, code_blocks: list[etree._Element]) -> None:

@@ -342,6 +342,26 @@ def test_every_pre_is_a_code_block_whatever_its_text_looks_like() -> None:
     assert "Good coffee takes time" in page.main_text and not any("Good coffee" in block for block in blocks)
 
 
+def test_divs_laid_out_as_a_table_keep_their_words_apart() -> None:
+    """Javadoc writes its summaries as a grid of <div>s, whose texts the extractor joined with nothing between
+    ("Modifier and TypeMethodDescriptionclone()booleanOverride"): words glued across cells, anchors across them ("byte
+    order.toString"). Each div ends its line now, and a link in one keeps its offset."""
+    grid = ("<ul><li><section><h2>Method Summary</h2><div class='summary-table'><div>Modifier and Type</div><div>Method"
+            "</div><div>Description</div><div><code>boolean</code></div><div><code><a href='/equals/'>equals</a>(Object"
+            " other)</code></div><div><div class='block'>Compare in big endian byte order.</div></div><div><code>String"
+            "</code></div><div><code>toString()</code></div><div>Show the value.</div></div></section></li></ul>")
+    page = parse(document(extra=grid))
+    assert ("Modifier and Type\nMethod\nDescription\nboolean\nequals(Object other)\nCompare in big endian byte order."
+            "\nString\ntoString()\nShow the value.") in page.main_text
+    assert "\u27e0" not in page.main_text
+    link = link_to(page, "https://example.com/equals/")
+    assert page.main_text[link.text_offset:].startswith("equals(Object other)")
+    card = parse(document(extra="<p>Read next, a paragraph long enough to stay in the text of the page, with a card:</p>"
+                                "<a href='/next/'><div>Next post</div><div>Its summary</div></a>"))
+    anchor = link_to(card, "https://example.com/next/").anchor  # read from the page, its marks taken out again
+    assert anchor.startswith("Next post") and "\u27e0" not in anchor
+
+
 def test_a_frameset_links_its_frames_pages() -> None:
     """An old manual's index.html is a frameset: its frames' pages are how the crawl goes on (the <noframes> text is
     raw text to the parser, its links none). They are no content links."""
