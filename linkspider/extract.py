@@ -40,8 +40,9 @@ OPEN, SEP, CLOSE, CODE = "\u27e6", "\u205e", "\u27e7", "code"
 # summaries: "Modifier and TypeMethodDescriptionclone()boolean") with nothing between. Where one is followed by a word,
 # the div ended there and the text gets a line break; elsewhere it goes (_block_ends).
 BLOCK_END = "\u27e0"
-_LONE_BLOCK_ENDS = re.compile(f"^[ \\t]*{BLOCK_END}[{BLOCK_END} \\t]*\\n|\\n?[ \\t]*{BLOCK_END}[{BLOCK_END} \\t]*\\Z",
-                              re.MULTILINE)  # a line of them alone (trafilatura leaves out empty lines), or the text's end
+_BLOCK_END_RUN = f"[ \\t]*{BLOCK_END}[{BLOCK_END} \\t]*"
+# a line of them alone (trafilatura leaves out empty lines), or the text's end
+_LONE_BLOCK_ENDS = re.compile(f"^{_BLOCK_END_RUN}\\n|\\n?{_BLOCK_END_RUN}\\Z", re.MULTILINE)
 _BLOCK_ENDS_BEFORE_SPACE = re.compile(f"[ \\t]*{BLOCK_END}+(?=\\s|\\Z)")
 _BLOCK_ENDS_BEFORE_WORD = re.compile(f"[ \\t]*{BLOCK_END}+")
 _MARKED = re.compile(f"{OPEN}(\\d+|{CODE}){SEP}(.*?){CLOSE}", re.DOTALL)
@@ -134,8 +135,8 @@ def main_content(root: HtmlElement, preformatted: set[int] = frozenset()) -> Mai
     marked anchors that sit in a <pre> (code cross-references: they may be in a code block, see _code_blocks)."""
     with _block_ends_marked(root):
         document = trafilatura.bare_extraction(
-            root, include_links=True, include_comments=False, include_tables=True, include_images=False, deduplicate=False,
-            prune_xpath=NAVIGATION,
+            root, include_links=True, include_comments=False, include_tables=True, include_images=False,
+            deduplicate=False, prune_xpath=NAVIGATION,
         )
     if document is None or document.body is None:
         return MainContent("", {}, [], [])
@@ -150,8 +151,10 @@ def main_content(root: HtmlElement, preformatted: set[int] = frozenset()) -> Mai
     _unwrap(body, code_blocks)
     for code in code_blocks:
         _bracket_code(code)
-    headings = [" ".join(_MARKED.sub(r"\2", "".join(head.itertext())).replace(BLOCK_END, " ").split()) for head in body.iter("head")]
-    content = _strip_markers(_block_ends(xmltotxt(body, include_formatting=False)), [heading for heading in headings if heading])
+    headings = [" ".join(_MARKED.sub(r"\2", "".join(head.itertext())).replace(BLOCK_END, " ").split())
+                for head in body.iter("head")]
+    text = _block_ends(xmltotxt(body, include_formatting=False))
+    content = _strip_markers(text, [heading for heading in headings if heading])
     content.code_links = {_marked(ref) for ref in in_code} - {None}
     return content
 
@@ -242,7 +245,8 @@ def _code_blocks(body: etree._Element, preformatted: set[int]) -> list[etree._El
 
 def _whole_quote(code: etree._Element, holder: etree._Element) -> bool:
     """The <code> is all there is of a quote: a <pre> the extractor did not take for code."""
-    return holder.tag == "quote" and len(holder) == 1 and not (holder.text or "").strip() and not (code.tail or "").strip()
+    return (holder.tag == "quote" and len(holder) == 1
+            and not (holder.text or "").strip() and not (code.tail or "").strip())
 
 
 def _wrap_content(element: HtmlElement, tag: str) -> None:
