@@ -8,6 +8,7 @@ that holds each one. Every other link is classified by its nearest landmark ance
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import logging
@@ -48,6 +49,9 @@ _BLOCK_ENDS_BEFORE_WORD = re.compile(f"[ \\t]*{BLOCK_END}+")
 _MARKED = re.compile(f"{OPEN}(\\d+|{CODE}){SEP}(.*?){CLOSE}", re.DOTALL)
 # The extractor's elements whose text a <code> inside may be inline ("call <code>spawn</code> to ...").
 _INLINE_PARENTS = {"p", "item", "cell", "head", "hi", "quote", "del"}
+_BLOCKS = {"address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt", "figcaption", "figure", "footer",
+           "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "table",
+           "td", "th", "tr", "ul"}  # HTML's block elements (and <br>): their edges part words
 _SOURCE_BREAK = re.compile(r"[ \t\r]*\n[ \t\r\n]*")  # a line break of the HTML source, with the spaces around it
 
 STRIPPED_CHARS = 2000
@@ -390,8 +394,14 @@ def _first_attr(root: HtmlElement, xpath: str) -> str | None:
 
 
 def _text(element: HtmlElement | None) -> str | None:
+    """The element's text as a reader sees it: white space collapsed, and a space where a block inside it ends or
+    begins (a link card's title and its summary), which the markup's text alone does not hold."""
     if element is None:
         return None
+    if next(element.iterdescendants(*_BLOCKS), None) is not None:
+        element = copy.deepcopy(element)  # the page keeps its text as it was
+        for block in element.iterdescendants(*_BLOCKS):
+            block.text, block.tail = f" {block.text or ''}", f" {block.tail or ''}"
     return " ".join(element.text_content().split()) or None
 
 
