@@ -241,8 +241,7 @@ _STARTED_GLUED = re.compile(r"[^\s\u2013\u2014/()\[\]{}\"'\u2018\u201c]\Z")
 def _splits_a_word(text: str, start: int, end: int) -> bool:
     """The span text[start:end] starts or ends inside what a reader sees as one word, where no space parts it from
     what goes on: "Box" of "Box<T>", "Mongoid" of "Mongoid::Document", "1" of "1,000", "release" of "--release". Words
-    joined by a dot are whole already (phrases.py); a dash, a slash or a bracket parts words ("Objective-C/Swift",
-    "cargo-package(1)")."""
+    joined by a dot or a slash are whole already (phrases.py); a dash or a bracket parts words ("cargo-package(1)")."""
     return bool(_GOES_ON_GLUED.match(text, end)) or bool(_STARTED_GLUED.search(text, max(0, start - 2), start))
 
 

@@ -1,8 +1,9 @@
 """The word windows of source pages that may become anchors, whatever the target (anchors.py scores them).
 
 A window is 2-6 words inside one sentence, joined only by spaces (or - . /), with no stop word at
-either end, not splitting what a reader sees as one word ("1.32.0", "crates.io") and holding two
-such words at least ("Rust 1.32.0", not "1.32.0" alone: the issue's 2-6 words), outside the
+either end, not splitting what a reader sees as one word ("1.32.0", "crates.io") or one name
+("src/main.rs", "HTTP/2", "GROUP BY"), and holding two such words at least ("Rust 1.32.0", not "1.32.0"
+alone: the issue's 2-6 words; words.Tokens), outside the
 page's existing links, its code blocks (no link goes inside code) and the site's template lines
 (the same line on three pages or more), outside its headings (a link belongs in the prose, not in
 the page's outline; a heading that writes out another page's name still counts as its name said:
@@ -65,7 +66,7 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     terms = len(keywords.vocabulary)
     keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
     content_before = np.concatenate([[0], np.cumsum(~stop)])
-    valid = _valid_windows(stop, tokens.joined, tokens.dotted, blocked)
+    valid = _valid_windows(stop, tokens.joined, tokens.dotted, tokens.slashed | tokens.capitals, blocked)
     count = len(ids)
     order = _stable_order(keys)
     keys = keys[order]
@@ -81,14 +82,15 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
 
 
 @compiled
-def _valid_windows(stop: np.ndarray, joined: np.ndarray, dotted: np.ndarray, blocked: np.ndarray) -> np.ndarray:
+def _valid_windows(stop: np.ndarray, joined: np.ndarray, dotted: np.ndarray, named: np.ndarray, blocked: np.ndarray) -> np.ndarray:
     """(words, sizes): whether the window of MIN_WORDS + column words from each word may be an anchor. Its words
-    are joined one to the next (one run), none blocked; it neither starts nor ends on a stop word, nor inside what a
-    reader sees as one word (after or before a dot: "1.32.0"), and holds MIN_WORDS such words at least."""
+    are joined one to the next (one run), none blocked; it neither starts nor ends on a stop word (but for one inside
+    a name: named, joined to the next word by a slash or in capitals, "I/O", "NOT NULL"), nor between two words dotted
+    ("1.32.0") or named, and holds MIN_WORDS words at least, counting those dotted as one."""
     count = len(stop)
     valid = np.zeros((count, MAX_WORDS - MIN_WORDS + 1), np.bool_)
     for first in range(count):
-        if stop[first] or blocked[first] or (first > 0 and dotted[first - 1]):
+        if (stop[first] and not named[first]) or blocked[first] or (first > 0 and (dotted[first - 1] or named[first - 1])):
             continue
         dots = 0  # words of the window joined to their next by a dot
         for last in range(first + 1, min(count, first + MAX_WORDS)):
@@ -96,7 +98,8 @@ def _valid_windows(stop: np.ndarray, joined: np.ndarray, dotted: np.ndarray, blo
                 break
             dots += dotted[last - 1]
             size = last - first + 1
-            valid[first, size - MIN_WORDS] = not stop[last] and not dotted[last] and size - dots >= MIN_WORDS
+            valid[first, size - MIN_WORDS] = ((not stop[last] or named[last - 1]) and not dotted[last] and not named[last]
+                                              and size - dots >= MIN_WORDS)
     return valid
 
 

@@ -36,6 +36,7 @@ _CURLY_APOSTROPHE, _PACKED_CURLY_APOSTROPHE = 0x2019, 1  # packed as a code no w
 _WORD_CHARACTER = re.compile(r"\w")
 _ASCII_WORD_CHARACTERS = np.array([_WORD_CHARACTER.match(chr(code)) is not None for code in range(128)])
 _JOINER_CODES = np.array([ord(character) for character in WORD_JOINERS], dtype=np.uint32)
+_CAPITAL_A, _CAPITAL_Z, _DIGIT_0, _DIGIT_9, _UNDERSCORE, _DASH = (ord(character) for character in "AZ09_-")
 _FNV_OFFSET, _FNV_PRIME = np.uint64(0xCBF29CE484222325), np.uint64(0x100000001B3)
 
 
@@ -76,14 +77,18 @@ class Tokens:
     """The words of some texts end to end as arrays: term id (STOP for stop words), character span in its
     own text, and whether the characters between a word and the next may stand inside a phrase
     (PHRASE_JOINERS; never across texts), and whether that is a dot, or a colon between digits: then the two are
-    one word to a reader ("1.32.0", "crates.io", "Node.js", "1:16", "10:30"), which no anchor splits. A slash is
-    not: it parts alternatives as often ("Objective-C/Swift", "and/or")."""
+    one word to a reader ("1.32.0", "crates.io", "Node.js", "1:16", "10:30"), which no anchor splits. Nor does an
+    anchor split words joined by a slash ("src/main.rs", "HTTP/2", "I/O": an anchor "2 session" or "O error" cuts a
+    name in two) or a run of words in capitals ("GROUP BY", "NOT NULL": "ordering by GROUP" is no phrase of the text),
+    though a reader counts their words apart ("TypeScript/Flow" is two)."""
 
     ids: np.ndarray  # int32, one per word
     starts: np.ndarray  # int32
     ends: np.ndarray  # int32
     joined: np.ndarray  # bool: to the next word
     dotted: np.ndarray  # bool: joined to the next word by a dot (or a colon between digits)
+    slashed: np.ndarray  # bool: joined to the next word by a slash
+    capitals: np.ndarray  # bool: this word and the next are in capitals, a space apart
     possessive: np.ndarray  # bool: the word ends in 's ("Rust's", "team's"): an anchor that ends on it ends before that
     counts: np.ndarray  # words per text
 
@@ -93,7 +98,7 @@ class Tokens:
         first = (np.cumsum(self.counts) - self.counts)[texts]
         words = np.arange(counts.sum()) + np.repeat(first - (np.cumsum(counts) - counts), counts)
         return Tokens(self.ids[words], self.starts[words], self.ends[words], self.joined[words], self.dotted[words],
-                      self.possessive[words], counts)
+                      self.slashed[words], self.capitals[words], self.possessive[words], counts)
 
 
 class TokenFile:
@@ -101,7 +106,8 @@ class TokenFile:
     time: the anchor search takes the words the keyword fit split (splitting them again was 15% of its threads' time)
     at 13 bytes a word on disk, none in memory (5.9 GB at 1,000,000 synthetic pages; BENCHMARKS.md, "Analysis")."""
 
-    RECORD = np.dtype([("id", "<i4"), ("start", "<i4"), ("end", "<i4"), ("flags", "u1")])  # flags: joined 1, dotted 2, possessive 4
+    RECORD = np.dtype([("id", "<i4"), ("start", "<i4"), ("end", "<i4"), ("flags", "u1")])  # flags: FLAGS' bits in turn
+    FLAGS = ("joined", "dotted", "slashed", "capitals", "possessive")
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(buffering=0)  # unbuffered: what is written is there for os.pread
@@ -113,7 +119,7 @@ class TokenFile:
         tokens = tokens.select(texts)
         records = np.empty(len(tokens.ids), self.RECORD)
         records["id"], records["start"], records["end"] = tokens.ids, tokens.starts, tokens.ends
-        records["flags"] = tokens.joined | (tokens.dotted << 1) | (tokens.possessive << 2)
+        records["flags"] = sum(getattr(tokens, flag).astype(np.uint8) << bit for bit, flag in enumerate(self.FLAGS))
         write_all(self._file, records.view(np.uint8))
         self._counts.append(tokens.counts)
 
@@ -132,9 +138,9 @@ class TokenFile:
         parts = [read_all(self._file, int(self._word_starts[first]) * size,
                           int(self._word_starts[last + 1] - self._word_starts[first]) * size) for first, last in bounds]
         records = np.frombuffer(b"".join(parts), self.RECORD)
-        flags = records["flags"]
-        tokens = Tokens(records["id"].copy(), records["start"].copy(), records["end"].copy(), (flags & 1) > 0, (flags & 2) > 0,
-                        (flags & 4) > 0, np.diff(self._word_starts)[texts])
+        flags = {flag: (records["flags"] & (1 << bit)) > 0 for bit, flag in enumerate(self.FLAGS)}
+        tokens = Tokens(records["id"].copy(), records["start"].copy(), records["end"].copy(), **flags,
+                        counts=np.diff(self._word_starts)[texts])
         return tokens if np.array_equal(texts, asked) else tokens.select(np.searchsorted(texts, asked))
 
 
@@ -210,12 +216,16 @@ class Vocabulary:
         ratio = next_to & (between == ord(":")) & _is_digit(codes[ends[:-1] - 1]) & _is_digit(codes[starts[1:]])  # "1:16"
         joined = next_to & _among(between, PHRASE_JOINERS) | ratio
         dotted = joined & (between == ord(".")) | ratio
+        slashed = joined & (between == ord("/"))
+        in_capitals = _in_capitals(codes, starts, ends)
+        capitals = next_to & (between == ord(" ")) & in_capitals[:-1] & in_capitals[1:]
         possessive = (ends - starts > 2) & _among(codes[ends - 2], "'\u2019") & ((codes[ends - 1] | 0x20) == ord("s"))
         keys = _pack(codes, starts, ends)
         ids, unknown = self._known(keys, np.arange(len(keys)))
         tokens = Tokens(ids=ids, starts=(starts - text_starts[text_of]).astype(np.int32),
                         ends=(ends - text_starts[text_of]).astype(np.int32), joined=np.append(joined, False),
-                        dotted=np.append(dotted, False), possessive=possessive, counts=np.bincount(text_of, minlength=len(texts)))
+                        dotted=np.append(dotted, False), slashed=np.append(slashed, False),
+                        capitals=np.append(capitals, False), possessive=possessive, counts=np.bincount(text_of, minlength=len(texts)))
         return Split(tokens, text, starts, ends, keys, unknown)
 
     def identify(self, split: Split) -> Tokens:
@@ -287,6 +297,26 @@ def _distinct_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     inverse = np.empty(len(keys), dtype=np.int64)
     inverse[order] = np.cumsum(opens) - 1
     return ordered[starts], order[starts], inverse
+
+
+def _in_capitals(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Per word: written in capitals ("GROUP", "EC2", "SQLITE_OK"), two characters or more, the first a capital."""
+    first = codes[starts]
+    return _all_capitals(codes, starts, ends, np.flatnonzero((ends - starts >= 2) & (first >= _CAPITAL_A) & (first <= _CAPITAL_Z)))
+
+
+@compiled
+def _all_capitals(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    """Per word: True for the asked words made only of ASCII capitals, digits, _ and -."""
+    capitals = np.zeros(len(starts), np.bool_)
+    for word in asked:
+        capitals[word] = True
+        for at in range(starts[word], ends[word]):
+            code = codes[at]
+            if not (_CAPITAL_A <= code <= _CAPITAL_Z or _DIGIT_0 <= code <= _DIGIT_9 or code == _UNDERSCORE or code == _DASH):
+                capitals[word] = False
+                break
+    return capitals
 
 
 def _is_digit(codes: np.ndarray) -> np.ndarray:

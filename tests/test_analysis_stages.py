@@ -1709,16 +1709,28 @@ def test_a_title_that_is_a_name_then_what_the_page_is_names_its_page_by_its_head
 def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:
     """"1.32.0" is three words to the tokenizer and one to a reader: "32.0" or "Rust 1.32" is no anchor for it, nor is
     "1.32.0" alone (one word, and an anchor is 2-6), and the shorter-anchor preference counts "Rust 1.32.0" as two
-    words, not four. A slash parts words ("Swift/Kotlin")."""
-    texts = ["Get Rust 1.32.0 from crates.io or the Swift/Kotlin mirror today.", "Unrelated words about tea gardens and teapots."]
-    words = phrases_of(plain_corpus(texts, ["Upgrading", "Tea"]), Keywords(texts), [0])
-    first, size = np.nonzero(words.valid)
-    last = first + size + MIN_WORDS - 1
-    windows = {texts[0][start:end]: spoken for start, end, spoken in
-               zip(words.starts[first].tolist(), words.ends[last].tolist(), words.spoken_words(first, last).tolist())}
-    assert windows == {"Rust 1.32.0": 2, "1.32.0 from crates.io": 3, "crates.io or the Swift": 4,
-                       "crates.io or the Swift/Kotlin": 5, "Swift/Kotlin": 2, "Swift/Kotlin mirror": 3, "Swift/Kotlin mirror today": 4,
-                       "Kotlin mirror": 2, "Kotlin mirror today": 3, "mirror today": 2}  # "Get" is a stop word
+    words, not four. Nor does a window split a name: words joined by a slash ("Swift/Kotlin", "HTTP/2": never "2
+    session") or in capitals ("GROUP BY": never "ordering by GROUP"), whose words a reader counts apart, and whose stop
+    words may begin or end it ("NOT NULL")."""
+    texts = ["Get Rust 1.32.0 from crates.io or the Swift/Kotlin mirror today.", "Unrelated words about tea gardens and teapots.",
+             "Ordering by GROUP BY terms saves HTTP/2 session state on NOT NULL columns.", "Retry I/O errors."]
+    corpus, keywords = plain_corpus(texts, ["Upgrading", "Tea", "Queries", "Errors"]), Keywords(texts)
+    def windows(page: int) -> dict[str, int]:
+        words = phrases_of(corpus, keywords, [page])
+        first, size = np.nonzero(words.valid)
+        last = first + size + MIN_WORDS - 1
+        return {texts[page][start:end]: spoken for start, end, spoken in
+                zip(words.starts[first].tolist(), words.ends[last].tolist(), words.spoken_words(first, last).tolist())}
+    assert windows(0) == {"Rust 1.32.0": 2, "1.32.0 from crates.io": 3, "crates.io or the Swift/Kotlin": 5, "Swift/Kotlin": 2,
+                          "Swift/Kotlin mirror": 3, "Swift/Kotlin mirror today": 4, "mirror today": 2}  # "Get" is a stop word
+    assert windows(2) == {  # a stop word inside a name in capitals may be its first or last word ("NOT NULL", "GROUP BY")
+        "Ordering by GROUP BY": 4, "Ordering by GROUP BY terms": 5, "Ordering by GROUP BY terms saves": 6, "GROUP BY": 2,
+        "GROUP BY terms": 3, "GROUP BY terms saves": 4, "GROUP BY terms saves HTTP/2": 6, "terms saves": 2, "HTTP/2": 2,
+        "terms saves HTTP/2": 4, "terms saves HTTP/2 session": 5, "terms saves HTTP/2 session state": 6, "saves HTTP/2": 3,
+        "saves HTTP/2 session": 4, "saves HTTP/2 session state": 5, "HTTP/2 session": 3, "HTTP/2 session state": 4,
+        "session state": 2, "session state on NOT NULL": 5, "session state on NOT NULL columns": 6, "state on NOT NULL": 4,
+        "state on NOT NULL columns": 5, "NOT NULL": 2, "NOT NULL columns": 3}
+    assert windows(3) == {"Retry I/O": 3, "Retry I/O errors": 4, "I/O": 2, "I/O errors": 3}  # "I" is a stop word
     text = "Brew a 1:16 ratio."
     ratio = phrases_of(plain_corpus([text], ["Brewing"]), Keywords([text]), [0])
     first, size = np.nonzero(ratio.valid)  # "1:16" is one word too, as a time "10:30" is: never "16 ratio"
@@ -1762,7 +1774,7 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
     rng = np.random.default_rng(7)
     alphabet = list("absS Z09_'\u2019--../ ,!?:\n\t") + ["\u00e9", "\u00df", "\u4e2d", "\u0663", "\U0001f600", "\u00a0", "\u2013"]
     texts = ["", "don't well-known a--b x'-y 'quoted' -dash- Rust 1.51 CI/CD", "\u00e9t\u00e9-\u00e0 na\u00efve\u2019s",
-             "Rust's team\u2019S it's s'-s x's-y"]
+             "Rust's team\u2019S it's s'-s x's-y", "by GROUP BY ORDER_1 Z-9 EC2 Ab A SS caf\u00c9 \u00c9T\u00c9 S3"]
     texts += ["".join(rng.choice(alphabet, int(rng.integers(0, 60)))) for _ in range(300)]
     vocabulary = Vocabulary()
     tokens = vocabulary.tokenize(texts)
@@ -1779,6 +1791,10 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
         assert tokens.joined[at:at + count].tolist() == [
             (gap in PHRASE_JOINERS and len(gap) == 1) or ratio for gap, ratio in zip(gaps, ratios)] + [False] * bool(count)
         assert tokens.dotted[at:at + count].tolist() == [gap == "." or ratio for gap, ratio in zip(gaps, ratios)] + [False] * bool(count)
+        assert tokens.slashed[at:at + count].tolist() == [gap == "/" for gap in gaps] + [False] * bool(count)
+        capitals = [re.fullmatch("[A-Z][A-Z0-9_-]+", text[start:end]) is not None for start, end in spans]
+        assert tokens.capitals[at:at + count].tolist() == [
+            gap == " " and first and second for gap, first, second in zip(gaps, capitals, capitals[1:])] + [False] * bool(count)
         assert tokens.possessive[at:at + count].tolist() == [
             end - start > 2 and text[end - 2] in "'\u2019" and text[end - 1] in "sS" for start, end in spans]
         at += count
