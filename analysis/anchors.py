@@ -78,8 +78,8 @@ class Anchor:
 
 
 def short_title(title: str) -> str:
-    """The page's title (already without its site name, see load.py), at most six words: its title words
-    (AnchorFinder.target_terms)."""
+    """The page's name (its title without its site name, load.py, or section number, Corpus.names), at most six words:
+    its title words (AnchorFinder.target_terms)."""
     return " ".join(title.split()[:MAX_WORDS])
 
 
@@ -261,8 +261,8 @@ class AnchorFinder:
         self.keywords = keywords
         self.common = keywords.idf_of_share(COMMON_SHARE)  # a phrase must hold a rarer word than this
         self.topics = keywords.topic_terms(TOPIC_TERMS)  # taken now: nothing past here needs the keyword matrix
-        self.names = page_names(corpus.titles)  # for the title fallback; the terms keep a series label's words
-        heads = title_heads(corpus.titles, keywords)
+        self.names = page_names(corpus.names)  # for the title fallback; the terms keep a series label's words
+        heads = title_heads(corpus.names, keywords)
         self.said_names = page_names_of(sorted([(page, name) for page, name in enumerate(self.names) if len(_words(name)) >= NAME_SAID_WORDS]
                                                + heads), len(corpus), keywords)
         self.headings = cited_headings(corpus, keywords)
@@ -406,7 +406,7 @@ class AnchorFinder:
         arrays (dicts per target took 4 s at 100,000 targets).
         """
         idf, columns, pages = self.keywords.idf, len(self.keywords.idf), len(self.corpus)
-        titles = [short_title(self.corpus.titles[target]) for target in targets.tolist()]
+        titles = [short_title(self.corpus.names[target]) for target in targets.tolist()]
         title_ids, title_counts = self.keywords.vocabulary.distinct_terms(titles)
         held = title_ids < columns
         title_weights = np.where(held, idf[np.where(held, title_ids, 0)].astype(np.float64), self.keywords.idf_of_share(0))

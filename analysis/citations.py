@@ -26,17 +26,28 @@ _ANOTHER_DOCUMENT_BEFORE = re.compile(r"\b[A-Z]{2,}[ -]?\d+\W{0,3}\s*$")  # "RFC
 MIN_NUMBERED_SHARE = 0.2  # of the titles, that carry a number: below it numbers are not the site's convention
 
 
+def title_numbers(titles: list[str]) -> list[re.Match[str] | None]:
+    """The section number at the head of each (stripped) title, where numbers are the site's convention; else None."""
+    numbers = [_TITLE_NUMBER.match(title.strip()) for title in titles]
+    return numbers if sum(number is not None for number in numbers) >= MIN_NUMBERED_SHARE * len(titles) else [None] * len(titles)
+
+
+def unnumbered(titles: list[str]) -> list[str]:
+    """The titles without the section number at their head (title_numbers): the page's name as prose writes it, and as
+    an editor links it ("Composite Types", not "8.16. Composite Types")."""
+    return [title.strip()[number.end():].strip() or title if number else title
+            for title, number in zip(titles, title_numbers(titles))]
+
+
 class Citations:
     """Which page each title number names, and the citations of those numbers in a text."""
 
     def __init__(self, titles: list[str]) -> None:
         pages: dict[str, list[int]] = {}
-        for page, title in enumerate(titles):
-            numbered = _TITLE_NUMBER.match(title.strip())
-            if numbered:
-                pages.setdefault(numbered.group(1), []).append(page)
-        convention = sum(map(len, pages.values())) >= MIN_NUMBERED_SHARE * len(titles)
-        self.page_of = {number: owners[0] for number, owners in pages.items() if len(owners) == 1} if convention else {}
+        for page, number in enumerate(title_numbers(titles)):
+            if number:
+                pages.setdefault(number.group(1), []).append(page)
+        self.page_of = {number: owners[0] for number, owners in pages.items() if len(owners) == 1}
 
     def __bool__(self) -> bool:
         return bool(self.page_of)

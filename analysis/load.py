@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import sqlite_utils
 
-from analysis.citations import Citations
+from analysis.citations import Citations, unnumbered
 from analysis.compiled import compiled
 from analysis.texts import PageTexts
 
@@ -220,6 +220,11 @@ class Corpus:
     def citations(self) -> Citations:
         """Which page each number at the head of a title names, for citations by number ("see Section 8.16.6")."""
         return Citations(self.titles)
+
+    @cached_property
+    def names(self) -> list[str]:
+        """The titles as prose names the pages: without a section number at their head (citations.unnumbered)."""
+        return unnumbered(self.titles)
 
     @cached_property
     def language_groups(self) -> tuple[np.ndarray, np.ndarray]:
