@@ -234,14 +234,15 @@ def text_options(text: str, starts: list[int], ends: list[int], strengths: list[
             yield start, end, strength
 
 
-_GOES_ON_GLUED = re.compile(r"[^\s\u2013\u2014/.,;:!?()\[\]{}\"'\u2019\u201d\u2026]|[.,;:!?]\w|::\w")
-_STARTED_GLUED = re.compile(r"[^\s\u2013\u2014/()\[\]{}\"'\u2018\u201c]\Z")
+_GOES_ON_GLUED = re.compile(r"[^\s\u2013\u2014.,;:!?()\[\]{}\"'\u2019\u201d\u2026]|[.,;:!?]\w|::\w")
+_STARTED_GLUED = re.compile(r"[^\s\u2013\u2014()\[\]{}\"'\u2018\u201c]\Z")
 
 
 def _splits_a_word(text: str, start: int, end: int) -> bool:
     """The span text[start:end] starts or ends inside what a reader sees as one word, where no space parts it from
     what goes on: "Box" of "Box<T>", "Mongoid" of "Mongoid::Document", "1" of "1,000", "release" of "--release". Words
-    joined by a dot or a slash are whole already (phrases.py); a dash or a bracket parts words ("cargo-package(1)")."""
+    joined by a dot or a slash are whole already (phrases.py), and a slash at either end belongs to the path it ends
+    ("/usr/sbin/apachectl", "Documentation/howto/"); a dash or a bracket parts words ("cargo-package(1)")."""
     return bool(_GOES_ON_GLUED.match(text, end)) or bool(_STARTED_GLUED.search(text, max(0, start - 2), start))
 
 

@@ -84,13 +84,14 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
 @compiled
 def _valid_windows(stop: np.ndarray, joined: np.ndarray, dotted: np.ndarray, named: np.ndarray, blocked: np.ndarray) -> np.ndarray:
     """(words, sizes): whether the window of MIN_WORDS + column words from each word may be an anchor. Its words
-    are joined one to the next (one run), none blocked; it neither starts nor ends on a stop word (but for one inside
-    a name: named, joined to the next word by a slash or in capitals, "I/O", "NOT NULL"), nor between two words dotted
-    ("1.32.0") or named, and holds MIN_WORDS words at least, counting those dotted as one."""
+    are joined one to the next (one run), none blocked; it neither starts nor ends on a stop word (but for one named
+    with a word that is none: joined to it by a slash or in capitals, "I/O", "NOT NULL", "GROUP BY"; not "and/or"), nor
+    between two words dotted ("1.32.0") or named, and holds MIN_WORDS words at least, counting those dotted as one."""
     count = len(stop)
     valid = np.zeros((count, MAX_WORDS - MIN_WORDS + 1), np.bool_)
     for first in range(count):
-        if (stop[first] and not named[first]) or blocked[first] or (first > 0 and (dotted[first - 1] or named[first - 1])):
+        if ((stop[first] and not (named[first] and not stop[first + 1])) or blocked[first]
+                or (first > 0 and (dotted[first - 1] or named[first - 1]))):
             continue
         dots = 0  # words of the window joined to their next by a dot
         for last in range(first + 1, min(count, first + MAX_WORDS)):
@@ -98,8 +99,8 @@ def _valid_windows(stop: np.ndarray, joined: np.ndarray, dotted: np.ndarray, nam
                 break
             dots += dotted[last - 1]
             size = last - first + 1
-            valid[first, size - MIN_WORDS] = ((not stop[last] or named[last - 1]) and not dotted[last] and not named[last]
-                                              and size - dots >= MIN_WORDS)
+            valid[first, size - MIN_WORDS] = ((not stop[last] or (named[last - 1] and not stop[last - 1])) and not dotted[last]
+                                              and not named[last] and size - dots >= MIN_WORDS)
     return valid
 
 

@@ -1600,8 +1600,9 @@ def test_a_window_that_names_its_own_page_is_no_anchor_for_another() -> None:
 
 def test_an_anchor_never_starts_or_ends_inside_what_a_reader_sees_as_one_word() -> None:
     text = ("Use Box<T> for recursion, include Mongoid::Document in models, mix 1,000 grams, build with --release "
-            "profiles, run cargo build, and read cargo-package(1).")
-    phrases = ["Use Box", "include Mongoid", "mix 1", "release profiles", "cargo build", "read cargo-package"]
+            "profiles, run cargo build, and read cargo-package(1), not /usr/share/doc nor Documentation/howto/ files.")
+    phrases = ["Use Box", "include Mongoid", "mix 1", "release profiles", "cargo build", "read cargo-package", "usr/share/doc",
+               "Documentation/howto"]  # a path's slash at either end is the path's
     starts = [text.index(phrase) for phrase in phrases]
     options = anchors.anchor_options(text, "Smart Pointers", starts, [start + len(phrase) for start, phrase in zip(starts, phrases)],
                                      [1.0] * len(phrases))
@@ -1735,7 +1736,8 @@ def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:
     session") or in capitals ("GROUP BY": never "ordering by GROUP"), whose words a reader counts apart, and whose stop
     words may begin or end it ("NOT NULL")."""
     texts = ["Get Rust 1.32.0 from crates.io or the Swift/Kotlin mirror today.", "Unrelated words about tea gardens and teapots.",
-             "Ordering by GROUP BY terms saves HTTP/2 session state on NOT NULL columns.", "Retry I/O errors."]
+             "Ordering by GROUP BY terms saves HTTP/2 session state on NOT NULL columns.",
+             "Retry I/O errors and/or timeouts."]
     corpus, keywords = plain_corpus(texts, ["Upgrading", "Tea", "Queries", "Errors"]), Keywords(texts)
     def windows(page: int) -> dict[str, int]:
         words = phrases_of(corpus, keywords, [page])
@@ -1752,7 +1754,8 @@ def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:
         "saves HTTP/2 session": 4, "saves HTTP/2 session state": 5, "HTTP/2 session": 3, "HTTP/2 session state": 4,
         "session state": 2, "session state on NOT NULL": 5, "session state on NOT NULL columns": 6, "state on NOT NULL": 4,
         "state on NOT NULL columns": 5, "NOT NULL": 2, "NOT NULL columns": 3}
-    assert windows(3) == {"Retry I/O": 3, "Retry I/O errors": 4, "I/O": 2, "I/O errors": 3}  # "I" is a stop word
+    assert windows(3) == {"Retry I/O": 3, "Retry I/O errors": 4, "I/O": 2, "I/O errors": 3, "I/O errors and/or timeouts": 6,
+                          "errors and/or timeouts": 4}  # "I", "and" and "or" are stop words
     text = "Brew a 1:16 ratio."
     ratio = phrases_of(plain_corpus([text], ["Brewing"]), Keywords([text]), [0])
     first, size = np.nonzero(ratio.valid)  # "1:16" is one word too, as a time "10:30" is: never "16 ratio"
