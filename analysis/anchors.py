@@ -78,8 +78,8 @@ class Anchor:
 
 
 def short_title(title: str) -> str:
-    """The page's name (its title without its site name, load.py, or section number, Corpus.names), at most six words:
-    its title words (AnchorFinder.target_terms)."""
+    """The page's title (already without its site name, see load.py), at most six words: its title words
+    (AnchorFinder.target_terms)."""
     return " ".join(title.split()[:MAX_WORDS])
 
 
@@ -262,13 +262,14 @@ class AnchorFinder:
         self.keywords = keywords
         self.common = keywords.idf_of_share(COMMON_SHARE)  # a phrase must hold a rarer word than this
         self.topics = keywords.topic_terms(TOPIC_TERMS)  # taken now: nothing past here needs the keyword matrix
-        self.names = page_names(corpus.names)  # for the title fallback; the terms keep a series label's words
-        heads = title_heads(corpus.names, keywords)
-        self.said_names = page_names_of(sorted([(page, name) for page, name in enumerate(self.names) if len(_words(name)) >= NAME_SAID_WORDS]
+        self.names = page_names(corpus.names)  # for the title fallback; the terms keep a series label's words, and a number
+        said = page_names(corpus.titles)  # a manual's section number kept: where its editors cite a page, they write it
+        heads = title_heads(corpus.titles, keywords)
+        self.said_names = page_names_of(sorted([(page, name) for page, name in enumerate(said) if len(_words(name)) >= NAME_SAID_WORDS]
                                                + heads), len(corpus), keywords)
         self.headings = cited_headings(corpus, keywords)
         # of the names asked of a pair, those that are a page's, not a heading (a head of one word names, but is no anchor)
-        self._page_names = set(self.names) | {head for _, head in heads if len(_words(head)) >= MIN_WORDS}
+        self._page_names = set(said) | {head for _, head in heads if len(_words(head)) >= MIN_WORDS}
         self._names_made: dict[str, _Name] = {}  # of the names asked so far: each made once, whichever block asks it
 
     def anchors(self, source: int, target: int) -> list[Anchor]:
@@ -407,7 +408,7 @@ class AnchorFinder:
         arrays (dicts per target took 4 s at 100,000 targets).
         """
         idf, columns, pages = self.keywords.idf, len(self.keywords.idf), len(self.corpus)
-        titles = [short_title(self.corpus.names[target]) for target in targets.tolist()]
+        titles = [short_title(self.corpus.titles[target]) for target in targets.tolist()]
         title_ids, title_counts = self.keywords.vocabulary.distinct_terms(titles)
         held = title_ids < columns
         title_weights = np.where(held, idf[np.where(held, title_ids, 0)].astype(np.float64), self.keywords.idf_of_share(0))

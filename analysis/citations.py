@@ -33,8 +33,8 @@ def title_numbers(titles: list[str]) -> list[re.Match[str] | None]:
 
 
 def unnumbered(titles: list[str]) -> list[str]:
-    """The titles without the section number at their head (title_numbers): the page's name as prose writes it, and as
-    an editor links it ("Composite Types", not "8.16. Composite Types")."""
+    """The titles without the section number at their head (title_numbers): the page's name as a link's text gives it
+    ("Composite Types", not "8.16. Composite Types")."""
     return [title.strip()[number.end():].strip() or title if number else title
             for title, number in zip(titles, title_numbers(titles))]
 

@@ -223,7 +223,9 @@ class Corpus:
 
     @cached_property
     def names(self) -> list[str]:
-        """The titles as prose names the pages: without a section number at their head (citations.unnumbered)."""
+        """The titles without a section number at their head (citations.unnumbered): the title fallback's text. The
+        names said and the target's title words keep the number: a manual's editors cite a page with it ("Section 7.35,
+        “Remove Alpha Channel”"), and without it recall fell (BENCHMARKS.md, "Quality")."""
         return unnumbered(self.titles)
 
     @cached_property

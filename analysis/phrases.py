@@ -118,7 +118,7 @@ def _own_title_words(corpus: Corpus, keywords: Keywords, pages: list[int], keys:
     """Per key (sorted: a page's term, as Phrases.run_keys): a content word of its own page's title. A window that names a target by
     such words only names the page it is on ("cargo doc" on the page of `cargo doc`), unless the target's title holds
     them all too (anchors.py)."""
-    ids, counts = keywords.vocabulary.distinct_terms([corpus.names[page] for page in pages])
+    ids, counts = keywords.vocabulary.distinct_terms([corpus.titles[page] for page in pages])
     place = np.repeat(np.arange(len(pages)), counts)
     held = ids < len(keywords.idf)  # a word no page holds is no word of a text
     return among(keys, distinct(place[held] * (terms + 1) + ids[held] + 1))

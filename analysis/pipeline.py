@@ -172,9 +172,9 @@ def mentioned_pairs(corpus: Corpus, keywords: Keywords, per_source: int | None =
     page, by its name: "Temporary lifetime extension"),
     or cites it by the number its title carries ("Section 8.16.6": citations.py); with per_source and word_pages, as
     Keywords.mentions takes them (a source's citations are kept whatever per_source)."""
-    headings, heads = cited_headings(corpus, keywords), title_heads(corpus.names, keywords)
+    headings, heads = cited_headings(corpus, keywords), title_heads(corpus.titles, keywords)
     owners = np.concatenate([np.arange(len(corpus)), headings.owners(), np.array([page for page, _ in heads], dtype=np.int64)])
-    by_words = keywords.mentions(corpus.names + headings.texts + [head for _, head in heads], MENTION_SHARE, COMMON_SHARE,
+    by_words = keywords.mentions(corpus.titles + headings.texts + [head for _, head in heads], MENTION_SHARE, COMMON_SHARE,
                                  owners, per_source, word_pages)
     return np.union1d(by_words, corpus.citations.pair_codes(corpus.texts, len(corpus))) if corpus.citations else by_words
 
