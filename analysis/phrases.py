@@ -62,11 +62,12 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     texts = corpus.texts.many(pages) if texts is None else texts
     blocked = _blocked(corpus, pages, tokens, texts, _with_web_words(keywords, tokens))
     stop = ids == STOP
-    dotted_before = np.concatenate([[0], np.cumsum(tokens.dotted)])
+    dotted = tokens.dotted | tokens.slashed & (stop | np.append(stop[1:], False))  # "I/O" is one word, as "1.32.0" is
+    dotted_before = np.concatenate([[0], np.cumsum(dotted)])
     terms = len(keywords.vocabulary)
     keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
     content_before = np.concatenate([[0], np.cumsum(~stop)])
-    valid = _valid_windows(stop, tokens.joined, tokens.dotted, tokens.slashed | tokens.capitals, blocked)
+    valid = _valid_windows(stop, tokens.joined, dotted, tokens.slashed | tokens.capitals, blocked)
     count = len(ids)
     order = _stable_order(keys)
     keys = keys[order]

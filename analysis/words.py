@@ -80,7 +80,8 @@ class Tokens:
     one word to a reader ("1.32.0", "crates.io", "Node.js", "1:16", "10:30"), which no anchor splits. Nor does an
     anchor split words joined by a slash ("src/main.rs", "HTTP/2", "I/O": an anchor "2 session" or "O error" cuts a
     name in two) or a run of words in capitals ("GROUP BY", "NOT NULL": "ordering by GROUP" is no phrase of the text),
-    though a reader counts their words apart ("TypeScript/Flow" is two)."""
+    though a reader counts their words apart ("TypeScript/Flow" is two; phrases.py counts a stop word joined by a slash
+    as part of its neighbour: "I/O" is one)."""
 
     ids: np.ndarray  # int32, one per word
     starts: np.ndarray  # int32
