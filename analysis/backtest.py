@@ -35,6 +35,7 @@ from linkspider.db import open_existing, utc_now
 SEED_THRESHOLD = 0.55
 SWEEP = [round(0.2 + 0.05 * step, 2) for step in range(9)]  # thresholds tried for the best balance
 CODE_LIKE = re.compile(r"::|\(\)|[_`]|^\S*[a-z][A-Z]\S*$|^\S+\.\S+$")
+A_WORD = re.compile(r"\w")  # an anchor without one ("<<", "?", "→") is a button, not a phrase an editor linked
 MIN_CONTEXT_WORDS = 6
 
 
@@ -66,7 +67,8 @@ class Score:
 
 
 def editorial_links(db: sqlite_utils.Database, corpus: Corpus) -> list[HiddenLink]:
-    """One link per (source, target) pair that an editor wrote into a sentence of the main content, but between two
+    """One link per (source, target) pair that an editor wrote into a sentence of the main content, in words (no
+    button such as texinfo's "[ << ] [ < ] [ Up ] [ > ] [ >> ]" row, which crawls as content), but between two
     copies of one page (the same main text: a type re-exported under two paths, a print version): to the engine those
     are one page, cannibalisation and never a suggestion (candidates.find_candidates); they want a canonical, not a
     link, so no method is scored on them. Nor on a link between two languages (a language switcher written into the
@@ -86,7 +88,8 @@ def editorial_links(db: sqlite_utils.Database, corpus: Corpus) -> list[HiddenLin
             continue
         if len((context or "").split()) < MIN_CONTEXT_WORDS or len(anchor) >= 0.8 * len(context or ""):
             continue  # a link on a line of its own, not in a sentence
-        if repeated[resolved, context] > 2 or by_anchor[resolved, anchor.lower()] > boilerplate or CODE_LIKE.search(anchor):
+        if (repeated[resolved, context] > 2 or by_anchor[resolved, anchor.lower()] > boilerplate or CODE_LIKE.search(anchor)
+                or not A_WORD.search(anchor)):
             continue
         links[source, resolved] = HiddenLink(source, target, resolved, anchor)
     pairs = np.array([index[source] * len(corpus) + index[resolved] for source, resolved in links], dtype=np.int64)

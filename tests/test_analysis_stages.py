@@ -2004,6 +2004,18 @@ def test_a_link_between_two_copies_of_one_page_is_no_editorial_link(site: Site) 
     assert [(link.source, link.resolved) for link in editorial_links(site.db, site.corpus())] == [(url("/set/"), url("/map/"))]
 
 
+def test_a_button_without_a_word_is_no_editorial_link(site: Site) -> None:
+    """A manual's row of buttons ("[ << ] [ < ] [ Up ] [ > ] [ >> ]", as texinfo writes one on every page) crawls as
+    content, but no editor linked "<<" in a sentence: the backtest hides no such link."""
+    text = " ".join(["A set keeps its items sorted, and retain keeps only the items a predicate accepts."] * 6)
+    buttons, sentence = "[ << ] [ < ] [ Up ] [ > ] [ >> ] [Top] [Contents] [Index]", "Collect them into a vector when order matters."
+    for path, title in (("/set/", "BTreeSet"), ("/map/", "BTreeMap"), ("/vec/", "Vec")):
+        site.page(path, title, f"{buttons}\n{text} {sentence}" if path == "/set/" else f"{text} {title} here.")
+    site.link("/set/", "/map/", "<<", context=buttons)
+    site.link("/set/", "/vec/", "a vector", context=sentence)
+    assert [(link.source, link.resolved) for link in editorial_links(site.db, site.corpus())] == [(url("/set/"), url("/vec/"))]
+
+
 def test_a_backtest_round_hides_a_link_whatever_the_others_and_the_port() -> None:
     """Which links a round hides depends on each link alone: a re-crawl (another port) that gains one editorial link
     and loses another hides the same others, so that two crawls' figures compare."""
