@@ -803,20 +803,16 @@ def test_keyword_neighbours_in_blocks_on_threads_are_the_nearest_by_cosine(ranke
 
 
 def test_topic_terms_are_each_pages_heaviest_words_the_first_among_equals_first() -> None:
-    """As a stable argsort of each row's negated weights would take them: words said once on a page weigh alike. No
-    number is a topic word ("3.18" of "New in version 3.18")."""
+    """As a stable argsort of each row's negated weights would take them: words said once on a page weigh alike."""
     rng = np.random.default_rng(3)
-    words = [f"w{number}" for number in range(40)] + ["3", "18", "2024"]
-    texts = [" ".join(rng.choice(words, int(rng.integers(0, 30)))) for _ in range(60)] + ["", "3.18 2024"]
+    words = [f"w{number}" for number in range(40)]
+    texts = [" ".join(rng.choice(words, int(rng.integers(0, 30)))) for _ in range(60)] + [""]
     keywords = Keywords(texts)
     matrix = keywords.matrix
-    word = np.array([not keywords.vocabulary.terms[term].isdigit() for term in matrix.indices])
-    assert not word.all()
     for count in (0, 1, 5, 40):
         starts, ids, weights = keywords.topic_terms(count)
         for page in range(len(texts)):
-            row = np.arange(matrix.indptr[page], matrix.indptr[page + 1])
-            row = row[word[row]]
+            row = slice(matrix.indptr[page], matrix.indptr[page + 1])
             best = np.argsort(-matrix.data[row], kind="stable")[:count]
             assert ids[starts[page]:starts[page + 1]].tolist() == matrix.indices[row][best].tolist()
             assert weights[starts[page]:starts[page + 1]].tolist() == matrix.data[row][best].tolist()
