@@ -1772,7 +1772,8 @@ def test_the_phrases_word_order_is_a_stable_argsort_of_their_keys() -> None:
 
 def test_a_dotted_word_names_a_target_only_if_the_target_holds_all_of_it() -> None:
     """"Rust 1.29.2" shares "rust", "1" and "29" with "Announcing Rust 1.29.1", and "Cargo.toml" shares "cargo" with
-    "Hello, Cargo!", but each is another name to a reader: no anchor holds one, while "Rust 1.29.1" names its page."""
+    "Hello, Cargo!", but each is another name to a reader: no anchor holds one, while "Rust 1.29.1" names its page. Nor
+    does "Rust 1.29.1" name "Announcing Rust 1.29.2", though its parts 1, 29 and 1 are all among that title's words."""
     texts = ["Rust 1.29.2 fixes a miscompilation on ARM boards, so upgrade when you can.",
              "Rust 1.29.1 fixes a miscompilation on ARM boards, so upgrade when you can.",
              "The 1.29.1 point release fixes a rustdoc crash and a miscompilation on ARM boards.",
@@ -1786,6 +1787,8 @@ def test_a_dotted_word_names_a_target_only_if_the_target_holds_all_of_it() -> No
         return [anchor.text for anchor in finder.anchors(source, target) if anchor.source == "text"]
     assert text_anchors(1, 2)[0] == "Rust 1.29.1"
     assert text_anchors(0, 2) and not any("1.29.2" in anchor for anchor in text_anchors(0, 2))  # "ARM boards" stays
+    assert text_anchors(1, 0) and not any("1.29.1" in anchor for anchor in text_anchors(1, 0))  # its parts are 1.29.2's
+    assert anchors.releases("Rust 1.31.0, 2018 and 1.45.2") == {"1.31", "1.45.2"} and not anchors.releases("v2.1.x 3.18a")
     assert not any("Cargo.toml" in anchor for anchor in text_anchors(3, 4))
 
 
