@@ -300,19 +300,16 @@ def _distinct_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return ordered[starts], order[starts], inverse
 
 
-def _in_capitals(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Per word: written in capitals ("GROUP", "EC2", "SQLITE_OK"), two characters or more, the first a capital."""
-    first = codes[starts]
-    return _all_capitals(codes, starts, ends, np.flatnonzero((ends - starts >= 2) & (first >= _CAPITAL_A) & (first <= _CAPITAL_Z)))
-
-
 @compiled
-def _all_capitals(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray, asked: np.ndarray) -> np.ndarray:
-    """Per word: True for the asked words made only of ASCII capitals, digits, _ and -."""
+def _in_capitals(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Per word: written in capitals ("GROUP", "EC2", "SQLITE_OK"): two characters or more, the first a capital, every
+    one an ASCII capital, a digit, _ or -."""
     capitals = np.zeros(len(starts), np.bool_)
-    for word in asked:
+    for word in range(len(starts)):
+        if ends[word] - starts[word] < 2 or not _CAPITAL_A <= codes[starts[word]] <= _CAPITAL_Z:
+            continue
         capitals[word] = True
-        for at in range(starts[word], ends[word]):
+        for at in range(starts[word] + 1, ends[word]):
             code = codes[at]
             if not (_CAPITAL_A <= code <= _CAPITAL_Z or _DIGIT_0 <= code <= _DIGIT_9 or code == _UNDERSCORE or code == _DASH):
                 capitals[word] = False
