@@ -498,8 +498,8 @@ class AnchorFinder:
             phrase = text[phrases.starts[first[window]]:phrases.ends[last[window]]]
             keep[window] = _same_words(phrase, self.names[target]) or _same_words(phrase, self.corpus.titles[target])
         first, last, pair, strength = first[keep], last[keep], pair[keep], strength[keep]
-        choose(pair, strength, phrases.spoken_words(first, last), phrases.starts[first], phrases.ends[last], SHORTER_ANCHOR,
-               found.best, found.starts, found.ends, found.strengths)
+        choose(pair, strength, phrases.spoken_words(first, last), phrases.starts[first], phrases.ends[last],
+               ~phrases.cuts(first, last), SHORTER_ANCHOR, found.best, found.starts, found.ends, found.strengths)
         pairs, asked = _joined([self.said_names.held(phrases, pages, targets), self.headings.held(phrases, pages, targets)])
         by_pair = np.argsort(pairs, kind="stable")
         return pairs[by_pair], [asked[at] for at in by_pair.tolist()]

@@ -35,6 +35,9 @@ PRODUCT_CELLS = 1 << 24  # scores of one matrix product of best_of (64 MB of flo
 SHARE_SLACK = 1e-6  # shares of a name's weight are float32 sums: one a hair under the bound still reaches it
 WEIGH_AT_ONCE = 1 << 20  # values of the TF-IDF matrix weighed a step (8 MB of temporaries)
 THREADS = 2  # array work run at once: numpy and scipy release the GIL, so a second thread uses the second core
+COLLOCATION_DICE = 0.12  # 2 x (pair) / (first word + second word), counted: at this bound the editors' own link texts cut 0.1-2% of such pairs, the anchors before the rule 3-6% (BENCHMARKS.md)
+COLLOCATION_MIN = 3  # times a pair is written before it may be a collocation
+COLLOCATION_PAGES = 10_000  # pages whose pairs are counted (every n-th of a larger site): plenty for the pairs that recur
 
 
 def build_index(vectors: np.ndarray) -> faiss.IndexFlatIP:
@@ -170,7 +173,8 @@ def _ahead(score: float, row: int, other_score: float, other_row: int) -> bool:
 class Keywords:
     """TF-IDF vectors of the pages' texts: nearest pages by shared rare words, any pair's cosine, IDF.
 
-    Columns are the term ids of :attr:`vocabulary`, which the anchor search tokenises with too.
+    Columns are the term ids of :attr:`vocabulary`, which the anchor search tokenises with too. The fit also finds
+    the site's collocations (:attr:`collocations`), the pairs of words it writes as one phrase.
     """
 
     BLOCK_CELLS = 4_000_000  # rows x pages of one block of similarities (16 MB of float32, reused)
@@ -192,6 +196,7 @@ class Keywords:
         parts = 1 if titles is None else 2  # texts a page
         terms_per_page, columns, counts = [], [], []  # a block of pages each
         pages_holding = np.zeros(0, dtype=np.int64)  # by term id
+        pairs = _PairCounts(-(-len(texts) // COLLOCATION_PAGES) if isinstance(texts, Sequence) else 1)
         blocks = ([part for page in block for part in page] for block in _blocks(pages, self.BLOCK_CHARACTERS))
         for tokens in self.vocabulary.tokenize_all(blocks, THREADS):
             block = len(tokens.counts) // parts  # pages
@@ -204,6 +209,7 @@ class Keywords:
             columns.append((present & 0xFFFFFFFF).astype(np.int32))
             counts.append(count.astype(np.float32))
             pages_holding = _added(pages_holding, np.bincount(columns[-1], minlength=len(self.vocabulary)))
+            pairs.add(tokens, parts)
         return_freed_memory()  # the tokenising threads' freed blocks, before the columns are joined (-90 MB at 100k pages)
         rows = np.concatenate([np.zeros(0, dtype=np.int64), *terms_per_page])
         self.matrix: sparse.csr_matrix = sparse.csr_matrix(
@@ -213,6 +219,7 @@ class Keywords:
         self.document_frequency: np.ndarray = _added(pages_holding, np.zeros(len(self.vocabulary), dtype=np.int64))  # by term id
         self.idf: np.ndarray = _idf(self.document_frequency, self.pages)  # by term id
         _weigh(self.matrix, self.idf)
+        self.collocations: np.ndarray = pairs.collocations()
         if self._tokens is not None:
             self._tokens.close_writing()
 
@@ -501,6 +508,38 @@ def _block_sum(values: np.ndarray, start: int, count: int) -> np.float32:
     for rest in range(start + count - count % 8, start + count):
         total += values[rest]
     return total
+
+
+class _PairCounts:
+    """The pairs of neighbouring words (Tokens.neighbours) and the words of every n-th page, counted block by block
+    as the fit reads them: what Keywords.collocations is found from."""
+
+    def __init__(self, every: int) -> None:
+        self.every, self.pages = max(every, 1), 0
+        self.keys: list[np.ndarray] = []  # a block's distinct pairs, sorted
+        self.counts: list[np.ndarray] = []  # how often the block writes each
+        self.words = np.zeros(0, dtype=np.int64)  # by term id
+
+    def add(self, tokens: Tokens, parts: int) -> None:
+        """Count the pairs and words of a block of the fit (`parts` texts a page)."""
+        texts = np.arange(len(tokens.counts))
+        if self.every > 1:
+            tokens = tokens.select(texts[(self.pages + texts // parts) % self.every == 0])
+        self.pages += len(texts) // parts
+        keys, counts = np.unique(tokens.neighbours()[1], return_counts=True)
+        self.keys.append(keys)
+        self.counts.append(counts)
+        self.words = _added(self.words, np.bincount(tokens.ids[tokens.ids != STOP]))
+
+    def collocations(self) -> np.ndarray:
+        """The pairs (first term << 32 | second term, sorted) written COLLOCATION_MIN times or more, whose Dice
+        coefficient, 2 x pair / (first word + second word), is COLLOCATION_DICE or more: each word of such a pair is
+        seldom written without the other ("working group", "const generics", "foreign key"), unlike a word that
+        goes with many ("good" before "hand grinder", "getting" before "Rust")."""
+        keys, where = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *self.keys]), return_inverse=True)
+        counts = np.bincount(where, np.concatenate([np.zeros(0, dtype=np.int64), *self.counts]), len(keys))
+        together = 2 * counts >= COLLOCATION_DICE * (self.words[keys >> 32] + self.words[keys & 0xFFFFFFFF])
+        return keys[together & (counts >= COLLOCATION_MIN)]
 
 
 @dataclass

@@ -9,8 +9,10 @@ page's existing links, its code blocks (no link goes inside code) and the site's
 the page's outline; a heading that writes out another page's name still counts as its name said:
 anchors.names_said), outside a web address written out in the text ("brew/water" in
 "https://example.com/brew/water/" is part of the address, not a phrase), and outside a sentence that only repeats
-the page's own title. Several pages are laid end to end as one set of arrays, so the anchor search works on many
-sources per numpy call; no window crosses from one page into the next.
+the page's own title. A window that cuts one of the site's collocations at an end ("survey working" of "survey
+working group") is still a window, whose strength counts, but a whole phrase is shown before it (windows.choose).
+Several pages are laid end to end as one set of arrays, so the anchor search works on many sources per numpy call; no
+window crosses from one page into the next.
 """
 
 from __future__ import annotations
@@ -46,12 +48,18 @@ class Phrases:
     own_title: np.ndarray  # per word: a content word of its own page's title (_own_title_words)
     own_title_before: np.ndarray  # such words before each word
     dotted_before: np.ndarray  # words before each word joined to their next by a dot ("1.32.0": 2 before "0")
+    collocated: np.ndarray  # per word: it and the next are a pair the site writes as one phrase (Keywords.collocations)
     previous_same: np.ndarray  # the previous word of the same page with the same term, -1 if none
     terms: int  # vocabulary size when made
 
     def spoken_words(self, first: np.ndarray, last: np.ndarray) -> np.ndarray:
         """Words of each window (first to last word) as a reader counts them: "Rust 1.32.0" is two."""
         return last - first + 1 - (self.dotted_before[last] - self.dotted_before[first])
+
+    def cuts(self, first: np.ndarray, last: np.ndarray) -> np.ndarray:
+        """Whether each window (first to last word) cuts one of the site's collocations at either end: "survey working"
+        of "the survey working group", "generics and GATs" of "const generics and GATs"."""
+        return self.collocated[last] | (first > 0) & self.collocated[first - 1]
 
 
 def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list[str] | None = None) -> Phrases:
@@ -68,6 +76,9 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
     content_before = np.concatenate([[0], np.cumsum(~stop)])
     valid = _valid_windows(stop, tokens.joined, dotted, tokens.slashed | tokens.capitals, blocked)
+    places, pairs = tokens.neighbours()
+    collocated = np.zeros(len(ids), dtype=bool)
+    collocated[places[among(pairs, keywords.collocations)]] = True
     count = len(ids)
     order = _stable_order(keys)
     keys = keys[order]
@@ -79,7 +90,8 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     own_title = np.empty(count, dtype=bool)
     own_title[order] = np.repeat(_own_title_words(corpus, keywords, pages, run_keys, terms), np.diff(runs))
     return Phrases(ids, tokens.starts, tokens.ends - 2 * tokens.possessive, order, runs, run_keys, valid,
-                   content_before, own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before, previous_same, terms)
+                   content_before, own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before, collocated,
+                   previous_same, terms)
 
 
 @compiled

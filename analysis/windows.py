@@ -297,11 +297,13 @@ def _grown(values: np.ndarray, capacity: int) -> np.ndarray:
 
 @compiled
 def choose(pair: np.ndarray, strength: np.ndarray, spoken: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-           shorter: float, best: np.ndarray, chosen_starts: np.ndarray, chosen_ends: np.ndarray,
+           whole: np.ndarray, shorter: float, best: np.ndarray, chosen_starts: np.ndarray, chosen_ends: np.ndarray,
            chosen_strengths: np.ndarray) -> None:
     """Fill each pair's strongest strength (best) and its most preferred windows that do not overlap, one a column of
     chosen_* (the earliest first among equals), greedily. The windows come by pair (strong_windows' order); a window's
-    preference is its strength less `shorter` times the pair's best for each word a reader counts (spoken)."""
+    preference is its strength less `shorter` times the pair's best for each word a reader counts (spoken), and one
+    that cuts none of the site's collocations (whole) goes before any that does: "survey working group", not "survey
+    working". The best strength counts every window: the source names the target whether or not a phrase runs on."""
     count, slots = len(pair), chosen_starts.shape[1]
     run = 0
     while run < count:
@@ -317,7 +319,7 @@ def choose(pair: np.ndarray, strength: np.ndarray, spoken: np.ndarray, starts: n
         for slot in range(slots):
             top = -1
             for at in range(end - run):
-                if left[at] and (top < 0 or preference[at] > preference[top]):
+                if left[at] and (top < 0 or (whole[run + at], preference[at]) > (whole[run + top], preference[top])):
                     top = at
             if top < 0:
                 break

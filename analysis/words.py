@@ -101,6 +101,15 @@ class Tokens:
         return Tokens(self.ids[words], self.starts[words], self.ends[words], self.joined[words], self.dotted[words],
                       self.slashed[words], self.capitals[words], self.possessive[words], counts)
 
+    def neighbours(self) -> tuple[np.ndarray, np.ndarray]:
+        """(places, keys) of each content word followed in the same phrase by another content word (a space or a hyphen
+        apart: a dotted or slashed name is one word already), keyed first term << 32 | second term: the pairs of
+        words Keywords.collocations counts."""
+        ids = self.ids.astype(np.int64)
+        content = ids != STOP
+        places = np.flatnonzero(self.joined[:-1] & ~self.dotted[:-1] & ~self.slashed[:-1] & content[:-1] & content[1:])
+        return places, ids[places] << 32 | ids[places + 1]
+
 
 class TokenFile:
     """Tokens of many texts, written once in text order to an unnamed temporary file and read back a few texts at a

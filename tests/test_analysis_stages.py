@@ -1970,29 +1970,68 @@ def test_what_other_pages_link_a_target_with_names_it_in_a_source(site: Site) ->
 
 def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() -> None:
     """windows.choose scans each pair's windows (they come by pair, then start): it must pick what a plain sort and a
-    greedy scan pick, and each pair's strongest strength."""
+    greedy scan pick (a whole phrase before one that cuts a collocation, then by preference), and each pair's
+    strongest strength, whole or not."""
     rng = np.random.default_rng(3)
     windows = []
     for pair in range(300):
         for _ in range(int(rng.integers(0, 9))):
             start = int(rng.integers(0, 60))
-            windows.append((pair, start, start + int(rng.integers(1, 15)), int(rng.integers(0, 4)) / 4))  # many ties
+            windows.append((pair, start, start + int(rng.integers(1, 15)), int(rng.integers(0, 4)) / 4,  # many ties
+                            bool(rng.random() < 0.8)))
     windows.sort(key=lambda window: window[:2])  # strong_windows' order (stable: equal starts keep their order)
-    pair, starts, ends, strength = (np.array(column) for column in zip(*windows))
+    pair, starts, ends, strength, whole = (np.array(column) for column in zip(*windows))
     found = anchors.Found.empty(300)
-    choose(pair, strength.astype(np.float32), np.ones(len(pair), dtype=np.int64), starts, ends, 0.0,  # preference: strength
+    choose(pair, strength.astype(np.float32), np.ones(len(pair), dtype=np.int64), starts, ends, whole, 0.0,  # preference: strength
            found.best, found.starts, found.ends, found.strengths)
     chosen = {owner: [(int(start), int(end), float(value)) for start, end, value in zip(*row) if start >= 0]
               for owner, row in enumerate(zip(found.starts, found.ends, found.strengths))}
     expected: dict[int, list[tuple[int, int, float]]] = {owner: [] for owner in range(300)}
-    for place in sorted(range(len(windows)), key=lambda place: (windows[place][0], -windows[place][3], place)):
-        owner, start, end, value = windows[place]
+    for place in sorted(range(len(windows)), key=lambda place: (windows[place][0], not windows[place][4], -windows[place][3], place)):
+        owner, start, end, value, _ = windows[place]
         taken = expected[owner]
         if len(taken) < anchors.ALTERNATIVES and all(end <= other_start or other_end <= start for other_start, other_end, _ in taken):
             taken.append((start, end, value))
     assert chosen == expected
-    assert found.best.tolist() == [max((value for _, _, value in expected[owner]), default=0.0) for owner in range(300)]
+    assert found.best.tolist() == [max((window[3] for window in windows if window[0] == owner), default=0.0) for owner in range(300)]
     assert sum(map(len, chosen.values())) > 300  # pairs with two or three anchors, not only one
+    assert any(not window[4] and (window[1], window[2], window[3]) in chosen[window[0]] for window in windows)  # cut, when no whole one is left
+
+
+def test_an_anchor_is_a_whole_phrase_of_the_site_not_a_piece_of_one() -> None:
+    """Where the site writes "working group" as one phrase, "survey working" and "group survey" cut it: the anchors for
+    the survey are "survey working group" and "working group survey", though the shorter windows hold as much of the
+    target's name. On a site that writes the two words apart, the shorter ones are the anchors."""
+    def first_anchors(others: list[str]) -> tuple[str, str]:
+        texts = ["This year we asked everyone about their tools in the survey, and the survey showed a lot.",
+                 "Every answer was read by the survey working group last week.", "Our working group survey was in May.",
+                 *others, *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(8))]
+        titles = ["The 2024 survey", "Thanks", "Closed", *(f"Other {i}" for i in range(len(others))), *(f"Tea page {i}" for i in range(8))]
+        finder = AnchorFinder(plain_corpus(texts, titles), Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
+        return finder.anchors(1, 0)[0].text, finder.anchors(2, 0)[0].text
+    assert first_anchors(["The working group met on Monday.", "A charter helps a working group."]) == (
+        "survey working group", "working group survey")
+    assert first_anchors(["The group met on Monday.", "We are working on it."]) == ("survey working", "group survey")
+
+
+def test_a_collocation_is_a_pair_written_three_times_whose_words_seldom_go_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keywords.collocations: pairs of neighbouring content words written COLLOCATION_MIN times or more whose Dice
+    coefficient, 2 x pair / (first + second), is COLLOCATION_DICE (0.12) or more; counted on every n-th page of a site
+    larger than COLLOCATION_PAGES."""
+    texts = ["The working group met.", "Each working group voted.", "A working group reads.",  # 2 x 3 / (3 + 3) = 1
+             "Fresh beans.", "Fresh beans.", "Fresh beans.",  # 2 x 3 / (28 + 25) = 0.113: fresh goes with anything
+             *(f"Fresh item{i} arrived." for i in range(25)), *(f"The beans item{i} lasted." for i in range(22)),
+             "Roast dates.", "Roast dates.", "Roast dates.",  # 2 x 3 / (23 + 23) = 0.130
+             *(f"Roast style{i} ended." for i in range(20)), *(f"Dates list{i} ended." for i in range(20)),
+             "Burr grinders.", "Burr grinders."]  # written twice only
+    def pairs(keywords: Keywords) -> set[tuple[str, str]]:
+        terms = keywords.vocabulary.terms
+        return {(terms[key >> 32], terms[key & 0xFFFFFFFF]) for key in keywords.collocations.tolist()}
+    assert {pair for pair in pairs(Keywords(texts)) if not any(char.isdigit() for char in "".join(pair))} == {
+        (stem("working"), stem("group")), (stem("roast"), stem("dates"))}
+    shuffled = [texts[i] for i in np.random.default_rng(5).permutation(len(texts))]
+    monkeypatch.setattr(index, "COLLOCATION_PAGES", (len(shuffled) + 2) // 3)  # every third page
+    assert pairs(Keywords(shuffled)) == pairs(Keywords(shuffled[::3]))
 
 
 def test_a_link_between_two_copies_of_one_page_is_no_editorial_link(site: Site) -> None:
