@@ -35,7 +35,7 @@ PRODUCT_CELLS = 1 << 24  # scores of one matrix product of best_of (64 MB of flo
 SHARE_SLACK = 1e-6  # shares of a name's weight are float32 sums: one a hair under the bound still reaches it
 WEIGH_AT_ONCE = 1 << 20  # values of the TF-IDF matrix weighed a step (8 MB of temporaries)
 THREADS = 2  # array work run at once: numpy and scipy release the GIL, so a second thread uses the second core
-COLLOCATION_DICE = 0.12  # 2 x (pair) / (first word + second word), counted: at this bound the editors' own link texts cut 0.1-2% of such pairs, the anchors before the rule 3-6% (BENCHMARKS.md)
+COLLOCATION_DICE = 0.12  # 2 x pair / (first + second word): editors cut 0-2% of such pairs (BENCHMARKS.md)
 COLLOCATION_MIN = 3  # times a pair is written before it may be a collocation
 COLLOCATION_PAGES = 10_000  # pages whose pairs are counted (every n-th of a larger site): plenty for the pairs that recur
 
