@@ -36,6 +36,7 @@ SHARE_SLACK = 1e-6  # shares of a name's weight are float32 sums: one a hair und
 WEIGH_AT_ONCE = 1 << 20  # values of the TF-IDF matrix weighed a step (8 MB of temporaries)
 THREADS = 2  # array work run at once: numpy and scipy release the GIL, so a second thread uses the second core
 COLLOCATION_DICE = 0.12  # 2 x pair / (first + second word): editors cut 0-2% of such pairs (BENCHMARKS.md)
+COLLOCATION_HEAD = 0.5  # of a pair's second word's uses that follow its first: "management" after "color" (BENCHMARKS.md)
 COLLOCATION_MIN = 3  # times a pair is written before it may be a collocation
 COLLOCATION_PAGES = 10_000  # pages whose pairs are counted (every n-th of a larger site): plenty for the pairs that recur
 
@@ -532,13 +533,16 @@ class _PairCounts:
         self.words = _added(self.words, np.bincount(tokens.ids[tokens.ids != STOP]))
 
     def collocations(self) -> np.ndarray:
-        """The pairs (first term << 32 | second term, sorted) written COLLOCATION_MIN times or more, whose Dice
-        coefficient, 2 x pair / (first word + second word), is COLLOCATION_DICE or more: each word of such a pair is
-        seldom written without the other ("working group", "const generics", "foreign key"), unlike a word that
-        goes with many ("good" before "hand grinder", "getting" before "Rust")."""
+        """The pairs (first term << 32 | second term, sorted) written COLLOCATION_MIN times or more whose words are
+        seldom written apart: either its Dice coefficient, 2 x pair / (first word + second word), is COLLOCATION_DICE
+        or more ("working group", "const generics", "foreign key"), or its second word follows its first in
+        COLLOCATION_HEAD of its uses or more, as a noun does the word that makes it a term ("color management",
+        "error handling", "issue tracker": "color" and "error" go with much else). A first word that leads to the
+        second is not enough: "getting" before "Rust", "good" before "hand grinder"."""
         keys, where = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *self.keys]), return_inverse=True)
         counts = np.bincount(where, np.concatenate([np.zeros(0, dtype=np.int64), *self.counts]), len(keys))
-        together = 2 * counts >= COLLOCATION_DICE * (self.words[keys >> 32] + self.words[keys & 0xFFFFFFFF])
+        first, second = self.words[keys >> 32], self.words[keys & 0xFFFFFFFF]
+        together = (2 * counts >= COLLOCATION_DICE * (first + second)) | (counts >= COLLOCATION_HEAD * second)
         return keys[together & (counts >= COLLOCATION_MIN)]
 
 

@@ -2016,19 +2016,23 @@ def test_an_anchor_is_a_whole_phrase_of_the_site_not_a_piece_of_one() -> None:
 
 def test_a_collocation_is_a_pair_written_three_times_whose_words_seldom_go_apart(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keywords.collocations: pairs of neighbouring content words written COLLOCATION_MIN times or more whose Dice
-    coefficient, 2 x pair / (first + second), is COLLOCATION_DICE (0.12) or more; counted on every n-th page of a site
-    larger than COLLOCATION_PAGES."""
+    coefficient, 2 x pair / (first + second), is COLLOCATION_DICE (0.12) or more, or whose second word follows the first
+    in COLLOCATION_HEAD (half) of its uses or more; counted on every n-th page of a site larger than COLLOCATION_PAGES."""
     texts = ["The working group met.", "Each working group voted.", "A working group reads.",  # 2 x 3 / (3 + 3) = 1
              "Fresh beans.", "Fresh beans.", "Fresh beans.",  # 2 x 3 / (28 + 25) = 0.113: fresh goes with anything
              *(f"Fresh item{i} arrived." for i in range(25)), *(f"The beans item{i} lasted." for i in range(22)),
              "Roast dates.", "Roast dates.", "Roast dates.",  # 2 x 3 / (23 + 23) = 0.130
              *(f"Roast style{i} ended." for i in range(20)), *(f"Dates list{i} ended." for i in range(20)),
-             "Burr grinders.", "Burr grinders."]  # written twice only
+             "Burr grinders.", "Burr grinders.",  # written twice only
+             "Color management.", "Color management.", "Color management.", "The management met.",  # 3 of 4 uses of management
+             *(f"Color hue{i} changed." for i in range(60)),  # though 2 x 3 / (63 + 4) = 0.09
+             "Sharp knives.", "Sharp knives.", "Sharp knives.", "Sharp edges.",  # 3 of 4 uses of sharp: not enough
+             *(f"Knives tool{i} worked." for i in range(60))]
     def pairs(keywords: Keywords) -> set[tuple[str, str]]:
         terms = keywords.vocabulary.terms
         return {(terms[key >> 32], terms[key & 0xFFFFFFFF]) for key in keywords.collocations.tolist()}
     assert {pair for pair in pairs(Keywords(texts)) if not any(char.isdigit() for char in "".join(pair))} == {
-        (stem("working"), stem("group")), (stem("roast"), stem("dates"))}
+        (stem("working"), stem("group")), (stem("roast"), stem("dates")), (stem("color"), stem("management"))}
     shuffled = [texts[i] for i in np.random.default_rng(5).permutation(len(texts))]
     monkeypatch.setattr(index, "COLLOCATION_PAGES", (len(shuffled) + 2) // 3)  # every third page
     assert pairs(Keywords(shuffled)) == pairs(Keywords(shuffled[::3]))
