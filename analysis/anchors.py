@@ -42,8 +42,8 @@ import numpy as np
 from analysis.index import THREADS, Keywords
 from analysis.load import Corpus, among, distinct, run_items
 from analysis.memory import return_freed_memory
-from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, heading_lines, phrases_of, web_addresses
-from analysis.windows import choose, find_matches, names_held, runs_held, strong_windows
+from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, heading_lines, phrases_of, version_numbers, web_addresses
+from analysis.windows import choose, find_matches, names_held, other_versions, runs_held, strong_windows
 from analysis.words import WORD, run_hashes, stem
 from linkspider.sentences import sentence_at
 
@@ -61,7 +61,6 @@ TRAILING = ",;:.-\u2013\u2014(["  # what a cut title anchor does not end on, nor
 DANGLING = frozenset("a an the this that these those its our your their of for to in on at by with from into onto over "
                      "under about as via per than and or but nor if because while when where is are was were be been has "
                      "have had will would can could do does".split())  # words that lead into the rest of a title
-_RELEASE = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![.\d]*\w)")  # a version number: "1.45.2", not "3.18a" nor "v2.1.x"
 _TITLE_HEAD = re.compile(r" [-\u2013\u2014] ")  # between a title's head and the rest: "timeit - Measure execution time"
 
 
@@ -221,31 +220,18 @@ class Found:
 def anchor_options(text: str, name: str, starts: list[int], ends: list[int], strengths: list[float]) -> Iterator[Anchor]:
     """A pair's anchors (Found.alternatives) as Anchor objects (without their sentence: see with_context), preferred
     first (strength less SHORTER_ANCHOR of the best a word), then the title fallback: the target's name (page_names), shortened."""
-    for start, end, strength in text_options(text, releases(name), starts, ends, strengths):
+    for start, end, strength in text_options(text, starts, ends, strengths):
         yield Anchor(text[start:end], "text", round(strength, 4), start)
     yield Anchor(title_anchor(name), "title", 0.0)
 
 
-def text_options(text: str, named: frozenset[str], starts: list[int], ends: list[int], strengths: list[float]
-                 ) -> Iterator[tuple[int, int, float]]:
+def text_options(text: str, starts: list[int], ends: list[int], strengths: list[float]) -> Iterator[tuple[int, int, float]]:
     """A pair's text anchors (Found.alternatives) as (start, end, strength), preferred first, made one at a time: the
     queue takes the first one still free, which is nearly always the first. A window that starts or ends inside what a
-    reader sees as one word is left out (_splits_a_word), and so is one that writes a version number other than those
-    its target's name holds (named, the target's releases()): "Rust 1.45.1" is no anchor for "Announcing Rust 1.45.2",
-    though its words are all the title's (words.py sees 1, 45 and 1)."""
+    reader sees as one word is left out (_splits_a_word)."""
     for start, end, strength in zip(starts, ends, strengths):
-        if start >= 0 and not _splits_a_word(text, start, end) and not (named and releases(text[start:end]) - named):
+        if start >= 0 and not _splits_a_word(text, start, end):
             yield start, end, strength
-
-
-def releases(text: str) -> frozenset[str]:
-    """The version numbers a text writes, a trailing ".0" aside ("1.31.0" is "1.31")."""
-    numbers = set()
-    for number in _RELEASE.findall(text):
-        while number.endswith(".0") and number.count(".") > 1:
-            number = number[:-2]
-        numbers.add(number)
-    return frozenset(numbers)
 
 
 _GOES_ON_GLUED = re.compile(r"[^\s\u2013\u2014.,;:!?()\[\]{}\"'\u2019\u201d\u2026]|[.,;:!?]\w|::\w")
@@ -277,7 +263,10 @@ class AnchorFinder:
         self.common = keywords.idf_of_share(COMMON_SHARE)  # a phrase must hold a rarer word than this
         self.topics = keywords.topic_terms(TOPIC_TERMS)  # taken now: nothing past here needs the keyword matrix
         self.names = page_names(corpus.names)  # for the title fallback; the terms keep a series label's words, and a number
-        self.releases = [releases(name) for name in self.names]  # what each name's version numbers say (text_options)
+        named = [sorted(version_numbers(name)) for name in self.names]  # the version numbers each name writes (other_versions)
+        self._version_ids = {number: place for place, number in enumerate(sorted(set().union(*named)))}
+        self._name_versions = (np.concatenate([[0], np.cumsum([len(numbers) for numbers in named])]).astype(np.int64),
+                               np.array([self._version_ids[number] for numbers in named for number in numbers], dtype=np.int64))
         said = page_names(corpus.titles)  # a manual's section number kept: where its editors cite a page, they write it
         heads = title_heads(corpus.titles, keywords)
         self.said_names = page_names_of(sorted([(page, name) for page, name in enumerate(said) if len(_words(name)) >= NAME_SAID_WORDS]
@@ -497,9 +486,13 @@ class AnchorFinder:
             target, text = targets[pair[window]], texts[pages[pair[window]]]
             phrase = text[phrases.starts[first[window]]:phrases.ends[last[window]]]
             keep[window] = _same_words(phrase, self.names[target]) or _same_words(phrase, self.corpus.titles[target])
+        if phrases.versions and self._version_ids:  # no evidence: no name is said by a window that no anchor may be
+            version_ids = np.array([self._version_ids.get(number, -1) for number in phrases.versions], dtype=np.int64)
+            keep &= ~other_versions(first, last, pair, targets, phrases.version_first, phrases.version_last, version_ids,
+                                    *self._name_versions)
         first, last, pair, strength = first[keep], last[keep], pair[keep], strength[keep]
         choose(pair, strength, phrases.spoken_words(first, last), phrases.starts[first], phrases.ends[last],
-               ~phrases.cuts(first, last), SHORTER_ANCHOR, found.best, found.starts, found.ends, found.strengths)
+               first, last, phrases.collocated, SHORTER_ANCHOR, found.best, found.starts, found.ends, found.strengths)
         pairs, asked = _joined([self.said_names.held(phrases, pages, targets), self.headings.held(phrases, pages, targets)])
         by_pair = np.argsort(pairs, kind="stable")
         return pairs[by_pair], [asked[at] for at in by_pair.tolist()]

@@ -29,6 +29,7 @@ from analysis.words import STOP, Tokens, stem
 from linkspider.sentences import sentence_at, sentence_spans
 
 MIN_WORDS, MAX_WORDS = 2, 6
+_VERSION = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![.\d]*\w)")  # a version number: "1.45.2", not "3.18a" nor "v2.1.x"
 _WEB_ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 _WEB_WORDS = ("http", "https", "www")  # the words _WEB_ADDRESS starts on
 
@@ -49,17 +50,15 @@ class Phrases:
     own_title_before: np.ndarray  # such words before each word
     dotted_before: np.ndarray  # words before each word joined to their next by a dot ("1.32.0": 2 before "0")
     collocated: np.ndarray  # per word: it and the next are a pair the site writes as one phrase (Keywords.collocations)
+    version_first: np.ndarray  # the first word of each version number the pages write ("1.45.2": words 1, 45 and 2)
+    version_last: np.ndarray  # its last word
+    versions: list[str]  # what each says (version_numbers)
     previous_same: np.ndarray  # the previous word of the same page with the same term, -1 if none
     terms: int  # vocabulary size when made
 
     def spoken_words(self, first: np.ndarray, last: np.ndarray) -> np.ndarray:
         """Words of each window (first to last word) as a reader counts them: "Rust 1.32.0" is two."""
         return last - first + 1 - (self.dotted_before[last] - self.dotted_before[first])
-
-    def cuts(self, first: np.ndarray, last: np.ndarray) -> np.ndarray:
-        """Whether each window (first to last word) cuts one of the site's collocations at either end: "survey working"
-        of "the survey working group", "generics and GATs" of "const generics and GATs"."""
-        return self.collocated[last] | (first > 0) & self.collocated[first - 1]
 
 
 def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list[str] | None = None) -> Phrases:
@@ -79,6 +78,7 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     places, pairs = tokens.neighbours()
     collocated = np.zeros(len(ids), dtype=bool)
     collocated[places[among(pairs, keywords.collocations)]] = True
+    version_first, version_last, versions = _version_runs(tokens, texts)
     count = len(ids)
     order = _stable_order(keys)
     keys = keys[order]
@@ -91,7 +91,7 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     own_title[order] = np.repeat(_own_title_words(corpus, keywords, pages, run_keys, terms), np.diff(runs))
     return Phrases(ids, tokens.starts, tokens.ends - 2 * tokens.possessive, order, runs, run_keys, valid,
                    content_before, own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before, collocated,
-                   previous_same, terms)
+                   version_first, version_last, versions, previous_same, terms)
 
 
 @compiled
@@ -115,6 +115,30 @@ def _valid_windows(stop: np.ndarray, joined: np.ndarray, dotted: np.ndarray, nam
             valid[first, size - MIN_WORDS] = ((not stop[last] or (named[last - 1] and not stop[last - 1])) and not dotted[last]
                                               and not named[last] and size - dots >= MIN_WORDS)
     return valid
+
+
+def version_numbers(text: str) -> frozenset[str]:
+    """The version numbers a text writes, a trailing ".0" aside ("1.31.0" is "1.31")."""
+    numbers = set()
+    for number in _VERSION.findall(text):
+        while number.endswith(".0") and number.count(".") > 1:
+            number = number[:-2]
+        numbers.add(number)
+    return frozenset(numbers)
+
+
+def _version_runs(tokens: Tokens, texts: list[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(first word, last word, what it says) of each version number the texts write: a run of words joined by dots
+    (words.Tokens.dotted) that reads as one ("1.45.2", not "crates.io" nor "3.18a")."""
+    dotted = tokens.dotted
+    first = np.flatnonzero(dotted & ~np.concatenate([[False], dotted[:-1]]))
+    last = np.flatnonzero(~dotted)
+    last = last[np.searchsorted(last, first)]  # the last word of a text is joined to nothing: every run ends
+    text_of = np.searchsorted(np.cumsum(tokens.counts), first, "right")
+    said = [version_numbers(texts[text][start:end]) for text, start, end in
+            zip(text_of.tolist(), tokens.starts[first].tolist(), tokens.ends[last].tolist())]  # one number or none
+    number = np.array([bool(numbers) for numbers in said], dtype=bool)
+    return first[number], last[number], [min(numbers) for numbers in said if numbers]
 
 
 def _stable_order(keys: np.ndarray) -> np.ndarray:

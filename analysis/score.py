@@ -234,7 +234,7 @@ class Ranked:
         pages either (an editor writes a page's name on few pages; the title fallback, written on none, would otherwise
         be proposed from a dozen). A row refused lets its source's next row in (_in_turn); the queue holds each row's
         anchor as a span, with the sentence of its source that holds it (Queue.add)."""
-        texts, names, releases = self.corpus.texts, self.finder.names, self.finder.releases
+        texts, names = self.corpus.texts, self.finder.names
         queue = Queue(texts, names)
         per_target: dict[int, int] = {}  # plain dicts read with get(): a Counter answers a missing key in Python
         wanted: dict[int, int] = {}  # rows walked of each target (by a source with room left)
@@ -247,7 +247,7 @@ class Ranked:
                 refused.append(source)
                 continue
             text, taken = texts[source], used_spans.setdefault(source, [])
-            for start, end, strength in text_options(text, releases[target], *options):
+            for start, end, strength in text_options(text, *options):
                 key = (text[start:end].lower(), target)
                 if used_anchors.get(key, 0) < SAME_ANCHOR_PAGES and not any(start < last and first < end for first, last in taken):
                     taken.append((start, end))

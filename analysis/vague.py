@@ -64,7 +64,7 @@ def vague_links(db: sqlite_utils.Database, corpus: Corpus, finder: AnchorFinder)
     for (i, j, anchor, offset), (starts, ends, strengths) in zip(links, found.alternatives(np.arange(len(links)))):
         text = corpus.texts[i]
         first, last = sentence_at(text, offset)
-        better = next(((start, end) for start, end, _ in text_options(text, finder.releases[j], starts, ends, strengths)
+        better = next(((start, end) for start, end, _ in text_options(text, starts, ends, strengths)
                        if first <= start and end <= last), None)
         vague.append(VagueLink(i, j, anchor, offset, text[first:last], first, better and text[better[0]:better[1]],
                                better and better[0]))

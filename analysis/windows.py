@@ -296,14 +296,23 @@ def _grown(values: np.ndarray, capacity: int) -> np.ndarray:
 
 
 @compiled
+def cuts_a_collocation(first: int, last: int, collocated: np.ndarray) -> bool:
+    """Whether the window from word first to word last cuts one of the site's collocations at either end (phrases.
+    Phrases.collocated): "survey working" of "the survey working group", "generics and GATs" of "const generics and
+    GATs". Beside choose, which calls it: numba recompiles a cached function when its own file changes, not another's."""
+    return collocated[last] or (first > 0 and collocated[first - 1])
+
+
+@compiled
 def choose(pair: np.ndarray, strength: np.ndarray, spoken: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-           whole: np.ndarray, shorter: float, best: np.ndarray, chosen_starts: np.ndarray, chosen_ends: np.ndarray,
-           chosen_strengths: np.ndarray) -> None:
+           first: np.ndarray, last: np.ndarray, collocated: np.ndarray, shorter: float, best: np.ndarray,
+           chosen_starts: np.ndarray, chosen_ends: np.ndarray, chosen_strengths: np.ndarray) -> None:
     """Fill each pair's strongest strength (best) and its most preferred windows that do not overlap, one a column of
     chosen_* (the earliest first among equals), greedily. The windows come by pair (strong_windows' order); a window's
     preference is its strength less `shorter` times the pair's best for each word a reader counts (spoken), and one
-    that cuts none of the site's collocations (whole) goes before any that does: "survey working group", not "survey
-    working". The best strength counts every window: the source names the target whether or not a phrase runs on."""
+    that cuts none of the site's collocations (from word first to word last: cuts_a_collocation) goes before
+    any that does: "survey working group", not "survey working". The best strength counts every window: the source
+    names the target whether or not a phrase runs on."""
     count, slots = len(pair), chosen_starts.shape[1]
     run = 0
     while run < count:
@@ -312,14 +321,15 @@ def choose(pair: np.ndarray, strength: np.ndarray, spoken: np.ndarray, starts: n
             best[owner] = max(best[owner], strength[end])
             end += 1
         step = np.float32(shorter) * best[owner]
-        preference = np.empty(end - run)
+        preference, whole = np.empty(end - run), np.empty(end - run, np.bool_)
         for at in range(run, end):
             preference[at - run] = np.float64(strength[at]) - np.float64(step) * np.float64(spoken[at])
+            whole[at - run] = not cuts_a_collocation(first[at], last[at], collocated)
         left = np.ones(end - run, np.bool_)
         for slot in range(slots):
             top = -1
             for at in range(end - run):
-                if left[at] and (top < 0 or (whole[run + at], preference[at]) > (whole[run + top], preference[top])):
+                if left[at] and (top < 0 or (whole[at], preference[at]) > (whole[top], preference[top])):
                     top = at
             if top < 0:
                 break
@@ -329,3 +339,27 @@ def choose(pair: np.ndarray, strength: np.ndarray, spoken: np.ndarray, starts: n
             for at in range(end - run):
                 left[at] &= not (starts[run + at] < stop and start < ends[run + at])
         run = end
+
+
+@compiled
+def other_versions(first: np.ndarray, last: np.ndarray, pair: np.ndarray, targets: np.ndarray, version_first: np.ndarray,
+                   version_last: np.ndarray, version_ids: np.ndarray, name_starts: np.ndarray, name_versions: np.ndarray
+                   ) -> np.ndarray:
+    """Whether each window (first to last word, of pair[w], whose target is targets[pair[w]]) writes a version number
+    (phrases.Phrases.version_*, sorted by first word, each an id: version_ids) that its target's name does not, where
+    the name writes one (its ids name_versions[name_starts[t]:name_starts[t + 1]]): "Rust 1.45.1" names no page
+    "Announcing Rust 1.45.2", though 1, 45 and 1 are all words of its title. A window holds a version number whole or
+    not at all (phrases._valid_windows)."""
+    other = np.zeros(len(first), np.bool_)
+    for window in range(len(first)):
+        target = targets[pair[window]]
+        if name_starts[target] == name_starts[target + 1]:
+            continue
+        number = np.searchsorted(version_first, first[window])
+        while number < len(version_first) and version_last[number] <= last[window] and not other[window]:
+            named = False
+            for place in range(name_starts[target], name_starts[target + 1]):
+                named |= name_versions[place] == version_ids[number]
+            other[window] = not named
+            number += 1
+    return other

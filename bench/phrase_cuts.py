@@ -4,7 +4,7 @@
 
 Each DB is a crawl that `scrapy analyze` has written a queue into. For each, the share of the site's own content
 links whose text (the editors') and of the queue's text anchors whose first or last word cuts one of the site's
-collocations (phrases.Phrases.cuts: "survey working" of "survey working group"). Editors seldom cut one: their share
+collocations (windows.cuts_a_collocation: "survey working" of "survey working group"). Editors seldom cut one: their share
 is what a queue of whole phrases should come near (BENCHMARKS.md, "Quality").
 """
 
@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from analysis.index import Keywords  # noqa: E402 (needs the project on the path)
 from analysis.load import load_corpus  # noqa: E402
 from analysis.phrases import phrases_of  # noqa: E402
+from analysis.windows import cuts_a_collocation  # noqa: E402
 from linkspider.db import open_existing  # noqa: E402
 
 
@@ -40,7 +41,7 @@ def cut_counts(path: Path) -> dict[str, tuple[int, int]]:
                 first = int(np.searchsorted(phrases.starts, start))
                 last = int(np.searchsorted(phrases.ends, end, side="right")) - 1
                 if first <= last:  # a text of one word or more
-                    counts[kind][0] += bool(phrases.cuts(np.array([first]), np.array([last]))[0])
+                    counts[kind][0] += cuts_a_collocation(first, last, phrases.collocated)
                     counts[kind][1] += 1
     return {kind: (cut, total) for kind, (cut, total) in counts.items()}
 

@@ -35,7 +35,7 @@ from analysis.citations import Citations
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_cannibalization, save_suggestions
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
-from analysis.phrases import MIN_WORDS, phrases_of, web_addresses
+from analysis.phrases import MIN_WORDS, phrases_of, version_numbers, web_addresses
 from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, strong_windows
 from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes,
                            template_lines)
@@ -1773,22 +1773,28 @@ def test_the_phrases_word_order_is_a_stable_argsort_of_their_keys() -> None:
 def test_a_dotted_word_names_a_target_only_if_the_target_holds_all_of_it() -> None:
     """"Rust 1.29.2" shares "rust", "1" and "29" with "Announcing Rust 1.29.1", and "Cargo.toml" shares "cargo" with
     "Hello, Cargo!", but each is another name to a reader: no anchor holds one, while "Rust 1.29.1" names its page. Nor
-    does "Rust 1.29.1" name "Announcing Rust 1.29.2", though its parts 1, 29 and 1 are all among that title's words."""
+    does "Rust 1.29.1" name "Announcing Rust 1.29.2", though its parts 1, 29 and 1 are all among that title's words: it
+    is no evidence either, so the pair's strength is its best other window's ("ARM boards")."""
     texts = ["Rust 1.29.2 fixes a miscompilation on ARM boards, so upgrade when you can.",
              "Rust 1.29.1 fixes a miscompilation on ARM boards, so upgrade when you can.",
              "The 1.29.1 point release fixes a rustdoc crash and a miscompilation on ARM boards.",
              "Edit the Cargo.toml manifest to add a dependency on the rand crate.",
              "Create a project with cargo new and build it with cargo build.",
+             "It fixes a miscompilation on ARM boards, so upgrade when you can.",
              *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(8))]
     titles = ["Announcing Rust 1.29.2", "Rust in embedded", "Announcing Rust 1.29.1", "Adding dependencies", "Hello, Cargo!",
-              *(f"Tea page {i}" for i in range(8))]
+              "Patch notes", *(f"Tea page {i}" for i in range(8))]
     finder = AnchorFinder(plain_corpus(texts, titles), Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
     def text_anchors(source: int, target: int) -> list[str]:
         return [anchor.text for anchor in finder.anchors(source, target) if anchor.source == "text"]
     assert text_anchors(1, 2)[0] == "Rust 1.29.1"
     assert text_anchors(0, 2) and not any("1.29.2" in anchor for anchor in text_anchors(0, 2))  # "ARM boards" stays
     assert text_anchors(1, 0) and not any("1.29.1" in anchor for anchor in text_anchors(1, 0))  # its parts are 1.29.2's
-    assert anchors.releases("Rust 1.31.0, 2018 and 1.45.2") == {"1.31", "1.45.2"} and not anchors.releases("v2.1.x 3.18a")
+    best = finder.search_all(np.array([1, 5]), np.array([0, 0])).best  # the same text but for "Rust 1.29.1"
+    assert best[0] == best[1] > 0
+    words = phrases_of(plain_corpus(["See Rust 1.31.0, crates.io, 3.18a and 1:16."], ["Notes"]), finder.keywords, [0])
+    assert (words.versions, words.version_last - words.version_first) == (["1.31"], [2])  # one number, words 1, 31 and 0
+    assert version_numbers("Rust 1.31.0, 2018 and 1.45.2") == {"1.31", "1.45.2"} and not version_numbers("v2.1.x 3.18a")
     assert not any("Cargo.toml" in anchor for anchor in text_anchors(3, 4))
 
 
@@ -1981,9 +1987,12 @@ def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() 
                             bool(rng.random() < 0.8)))
     windows.sort(key=lambda window: window[:2])  # strong_windows' order (stable: equal starts keep their order)
     pair, starts, ends, strength, whole = (np.array(column) for column in zip(*windows))
+    first = 3 * np.arange(len(pair)) + 1  # each window its own two words, the last joined to the next word if it cuts
+    collocated = np.zeros(3 * len(pair) + 1, dtype=bool)
+    collocated[first + 1] = ~whole
     found = anchors.Found.empty(300)
-    choose(pair, strength.astype(np.float32), np.ones(len(pair), dtype=np.int64), starts, ends, whole, 0.0,  # preference: strength
-           found.best, found.starts, found.ends, found.strengths)
+    choose(pair, strength.astype(np.float32), np.ones(len(pair), dtype=np.int64), starts, ends, first, first + 1, collocated,
+           0.0, found.best, found.starts, found.ends, found.strengths)  # preference: strength
     chosen = {owner: [(int(start), int(end), float(value)) for start, end, value in zip(*row) if start >= 0]
               for owner, row in enumerate(zip(found.starts, found.ends, found.strengths))}
     expected: dict[int, list[tuple[int, int, float]]] = {owner: [] for owner in range(300)}
