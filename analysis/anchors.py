@@ -490,9 +490,10 @@ class AnchorFinder:
             version_ids = np.array([self._version_ids.get(number, -1) for number in phrases.versions], dtype=np.int64)
             keep &= ~other_versions(first, last, pair, targets, phrases.version_first, phrases.version_last, version_ids,
                                     *self._name_versions)
-        first, last, pair, strength = first[keep], last[keep], pair[keep], strength[keep]
-        choose(pair, strength, phrases.spoken_words(first, last), phrases.starts[first], phrases.ends[last],
-               first, last, phrases.collocated, SHORTER_ANCHOR, found.best, found.starts, found.ends, found.strengths)
+        if not keep.all():  # nearly always all: four copies of ~20 windows a pair saved
+            first, last, pair, strength = first[keep], last[keep], pair[keep], strength[keep]
+        choose(pair, strength, first, last, phrases.starts, phrases.ends, phrases.dotted_before, phrases.collocated,
+               SHORTER_ANCHOR, found.best, found.starts, found.ends, found.strengths)
         pairs, asked = _joined([self.said_names.held(phrases, pages, targets), self.headings.held(phrases, pages, targets)])
         by_pair = np.argsort(pairs, kind="stable")
         return pairs[by_pair], [asked[at] for at in by_pair.tolist()]

@@ -56,10 +56,6 @@ class Phrases:
     previous_same: np.ndarray  # the previous word of the same page with the same term, -1 if none
     terms: int  # vocabulary size when made
 
-    def spoken_words(self, first: np.ndarray, last: np.ndarray) -> np.ndarray:
-        """Words of each window (first to last word) as a reader counts them: "Rust 1.32.0" is two."""
-        return last - first + 1 - (self.dotted_before[last] - self.dotted_before[first])
-
 
 def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list[str] | None = None) -> Phrases:
     """The pages' words end to end (term ids of the keywords' vocabulary), with their valid windows; texts: the pages'

@@ -36,7 +36,7 @@ from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, 
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
 from analysis.phrases import MIN_WORDS, phrases_of, version_numbers, web_addresses
-from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, strong_windows
+from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, spoken_words, strong_windows
 from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes,
                            template_lines)
 from analysis.scope import Scope, ScopeError
@@ -1740,7 +1740,8 @@ def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:
         first, size = np.nonzero(words.valid)
         last = first + size + MIN_WORDS - 1
         return {texts[page][start:end]: spoken for start, end, spoken in
-                zip(words.starts[first].tolist(), words.ends[last].tolist(), words.spoken_words(first, last).tolist())}
+                zip(words.starts[first].tolist(), words.ends[last].tolist(),
+                    [spoken_words(*window, words.dotted_before) for window in zip(first.tolist(), last.tolist())])}
     assert windows(0) == {"Rust 1.32.0": 2, "1.32.0 from crates.io": 3, "crates.io or the Swift/Kotlin": 5, "Swift/Kotlin": 2,
                           "Swift/Kotlin mirror": 3, "Swift/Kotlin mirror today": 4, "mirror today": 2}  # "Get" is a stop word
     assert windows(2) == {  # a stop word inside a name in capitals may be its first or last word ("NOT NULL", "GROUP BY")
@@ -1988,11 +1989,12 @@ def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() 
     windows.sort(key=lambda window: window[:2])  # strong_windows' order (stable: equal starts keep their order)
     pair, starts, ends, strength, whole = (np.array(column) for column in zip(*windows))
     first = 3 * np.arange(len(pair)) + 1  # each window its own two words, the last joined to the next word if it cuts
-    collocated = np.zeros(3 * len(pair) + 1, dtype=bool)
-    collocated[first + 1] = ~whole
+    words = 3 * len(pair) + 1
+    collocated, word_starts, word_ends = np.zeros(words, dtype=bool), np.zeros(words, dtype=np.int64), np.zeros(words, dtype=np.int64)
+    collocated[first + 1], word_starts[first], word_ends[first + 1] = ~whole, starts, ends
     found = anchors.Found.empty(300)
-    choose(pair, strength.astype(np.float32), np.ones(len(pair), dtype=np.int64), starts, ends, first, first + 1, collocated,
-           0.0, found.best, found.starts, found.ends, found.strengths)  # preference: strength
+    choose(pair, strength.astype(np.float32), first, first + 1, word_starts, word_ends, np.zeros(words + 1, dtype=np.int64),
+           collocated, 0.0, found.best, found.starts, found.ends, found.strengths)  # preference: strength
     chosen = {owner: [(int(start), int(end), float(value)) for start, end, value in zip(*row) if start >= 0]
               for owner, row in enumerate(zip(found.starts, found.ends, found.strengths))}
     expected: dict[int, list[tuple[int, int, float]]] = {owner: [] for owner in range(300)}
