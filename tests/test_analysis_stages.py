@@ -714,6 +714,26 @@ def test_keyword_similarity_is_scipys_row_product_sum_to_the_bit_also_loaded_fro
         assert list(tmp_path.rglob("index._row_dots*.nbi"))  # the cache the second run loads
 
 
+def test_no_compiled_loop_calls_one_of_another_file() -> None:
+    """numba re-checks a cached function against its own file only: a compiled loop that called one from another file
+    would keep the old callee, inlined, after that file changed (a stale cache crashed every analysis once, Dec 5).
+    So each compiled loop calls only those of its own module."""
+    import ast
+    trees = {path.stem: ast.parse(path.read_text()) for path in (ROOT / "analysis").glob("*.py")}
+    compiled = {module: {node.name for node in tree.body if isinstance(node, ast.FunctionDef)
+                         and any(getattr(decorator, "id", None) == "compiled" for decorator in node.decorator_list)}
+                for module, tree in trees.items()}
+    crossing = []
+    for module, tree in trees.items():
+        imported = {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
+                    for alias in node.names if (node.module or "").startswith("analysis.")
+                    and alias.name in compiled.get(node.module.split(".")[1], set())}
+        crossing += [(module, node.name, call.func.id) for node in tree.body if isinstance(node, ast.FunctionDef)
+                     and node.name in compiled[module] for call in ast.walk(node)
+                     if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in imported]
+    assert sum(map(len, compiled.values())) > 20 and crossing == []
+
+
 def test_keywords_are_scikit_learns_tfidf_to_the_bit(monkeypatch: pytest.MonkeyPatch) -> None:
     """The fit weighs its counts as scikit-learn's TfidfTransformer(sublinear_tf=True) does, bit for bit (IDF and
     matrix), with pages counted block by block as the vocabulary grows and the values weighed a few at a time."""
