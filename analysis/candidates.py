@@ -17,7 +17,8 @@ above the upper bound are near-duplicates, reported as cannibalisation instead o
 bounds apply to the embedding similarity. Two pages whose main texts are the same are duplicates whatever their titles
 make of that similarity (a print version, a book's index page that repeats its first chapter, a type
 re-exported under two paths: 0.83 for Rust's `ffi::c_int` and `os::raw::c_int`), and are reported
-the same way. On a site in several languages, a page is paired only with pages of its own language (and region), or of
+the same way. A source is offered one page of such a set (the one most pages link), and none if it
+already links one of them (one_copy_each). On a site in several languages, a page is paired only with pages of its own language (and region), or of
 none declared (load.same_language): a link into another language is no link to suggest, and a page's translation no
 cannibalisation.
 
@@ -29,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -39,7 +41,6 @@ from analysis.scope import InScope
 
 Neighbours = tuple[np.ndarray, np.ndarray]  # (similarities, indices), one row per page
 PAIRS_AT_ONCE = 65_536  # pairs a step of the similarities, THREADS steps at once
-LENGTHS_AT_ONCE = 1 << 20  # pairs whose texts' lengths are compared at once (same_texts)
 CLOSEST_BY_WORDS = 4  # a source's nearest pages by words that are candidates whatever their embedding similarity
 PEERS = 20  # a source's nearest pages by meaning whose content links are evidence (Candidate.peer_links)
 PEERS_LINKING = 3  # a page that this many of a source's peers link is a candidate
@@ -195,16 +196,45 @@ def cosines(vectors: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     return similarity
 
 
-def same_texts(corpus: Corpus, pairs: np.ndarray) -> np.ndarray:
-    """Which pairs' two main texts are the same, character for character: only those of the same length are read."""
-    lengths, pages, texts = corpus.texts.lengths(), len(corpus), corpus.texts
-    same = np.zeros(len(pairs), dtype=bool)
-    for start in range(0, len(pairs), LENGTHS_AT_ONCE):
-        part = pairs[start:start + LENGTHS_AT_ONCE]
-        for at in np.flatnonzero(lengths[part // pages] == lengths[part % pages]).tolist():
-            source, target = divmod(int(part[at]), pages)
-            same[start + at] = texts[source] == texts[target]
-    return same
+def same_texts(corpus: Corpus, pairs: np.ndarray, sets: np.ndarray | None = None) -> np.ndarray:
+    """Which pairs' two main texts are the same, character for character (sets: PageTexts.copy_sets, if the caller
+    has them)."""
+    sets = corpus.texts.copy_sets() if sets is None else sets
+    first, second = sets[pairs // len(corpus)], sets[pairs % len(corpus)]
+    return (first >= 0) & (first == second)
+
+
+def one_copy_each(corpus: Corpus, pairs: np.ndarray, keep: np.ndarray, sets: np.ndarray) -> None:
+    """Of the kept pairs (sorted codes), unkeep those whose source would be offered a second page of one text (sets:
+    PageTexts.copy_sets), or a copy of a page it links from its main content: a type re-exported under two paths, a
+    product in two colours. A link to a second copy adds nothing a reader can use. The copy kept is the one nearest the
+    source on the site (the most URL path segments in common: std's `ffi::c_long` links `ffi::c_int`, `os::raw::c_long`
+    links `os::raw::c_int`), then the one most pages link (the site's own), then the first."""
+    pages = len(corpus)
+    rows = np.flatnonzero(keep & (sets[pairs % pages] >= 0))
+    if not len(rows):
+        return
+    link_sources, link_targets = np.divmod(corpus.content_codes, pages)
+    linked = sets[link_targets] >= 0
+    linked_sets = set(zip(link_sources[linked].tolist(), sets[link_targets[linked]].tolist()))
+    inbound, chosen = corpus.inbound, {}
+    for row, (source, target) in zip(rows.tolist(), zip(*(part.tolist() for part in np.divmod(pairs[rows], pages)))):
+        own = (source, int(sets[target]))
+        if own in linked_sets:
+            keep[row] = False
+            continue
+        other = chosen.setdefault(own, (row, target))
+        if other[0] != row:
+            loser, winner = sorted([other, (row, target)], key=lambda kept: (
+                _segments_in_common(corpus.urls[source], corpus.urls[kept[1]]), inbound[kept[1]], -kept[1]))
+            keep[loser[0]] = False
+            chosen[own] = winner
+
+
+def _segments_in_common(url: str, other: str) -> int:
+    """How many path segments two URLs of one site share from the start."""
+    first, second = urlsplit(url).path.split("/")[:-1], urlsplit(other).path.split("/")[:-1]
+    return next((at for at, (one, two) in enumerate(zip(first, second)) if one != two), min(len(first), len(second)))
 
 
 def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours, keywords: Keywords,
@@ -225,7 +255,8 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     mentioned = among(pairs, mentions)
     closest_by_words = distinct(neighbour_codes(by_words[1], pages, CLOSEST_BY_WORDS))
     related = (similarity >= threshold) | mentioned | among(pairs, closest_by_words)
-    duplicate = (related & (similarity > max_similarity)) | same_texts(corpus, pairs)
+    sets = corpus.texts.copy_sets()
+    duplicate = (related & (similarity > max_similarity)) | same_texts(corpus, pairs, sets)
     keep = related & ~duplicate
     del related
     for linked in (corpus.content_codes, pair_codes(excluded, pages)):
@@ -233,6 +264,7 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     keep &= ~corpus.listings[pairs // pages]
     if allowed is not None:
         keep &= allowed.sources[pairs // pages] & allowed.targets[pairs % pages]
+    one_copy_each(corpus, pairs, keep, sets)
     sources, targets = np.divmod(pairs[duplicate], pages)
     first, second = np.minimum(sources, targets), np.maximum(sources, targets)
     unique, where = np.unique(first * pages + second, return_index=True)

@@ -18,6 +18,7 @@ from typing import BinaryIO
 import numpy as np
 
 _ENCODING, _ERRORS = "utf-8", "surrogatepass"  # any Python string, lone surrogates included, comes back the same
+FINGERPRINT_BYTES = 64  # of each end of a text, with its length: copies share them, and few other texts do
 
 
 def write_all(file: BinaryIO, data: bytes | bytearray | np.ndarray) -> None:
@@ -93,6 +94,7 @@ class PageTexts(Sequence[str]):
     def __init__(self, texts: Iterable[str] = (), store: _Store | None = None) -> None:
         self._store = store or _Store()
         self._starts, self._ends, self._lengths = array("q"), array("q"), array("q")  # bytes in the store; characters
+        self._fingerprints = array("q")  # of each text's length and ends: pages with the same text have the same (copy_sets)
         self.extend(texts)
 
     def append(self, text: str) -> None:
@@ -101,6 +103,7 @@ class PageTexts(Sequence[str]):
         self._starts.append(start)
         self._ends.append(start + len(data))
         self._lengths.append(len(text))
+        self._fingerprints.append(hash((len(data), data[:FINGERPRINT_BYTES], data[-FINGERPRINT_BYTES:])))
 
     def extend(self, texts: Iterable[str]) -> None:
         for text in texts:
@@ -113,6 +116,7 @@ class PageTexts(Sequence[str]):
             chosen._starts.append(self._starts[page])
             chosen._ends.append(self._ends[page])
             chosen._lengths.append(self._lengths[page])
+            chosen._fingerprints.append(self._fingerprints[page])
         return chosen
 
     def __len__(self) -> int:
@@ -149,3 +153,24 @@ class PageTexts(Sequence[str]):
     def lengths(self) -> np.ndarray:
         """Characters of each page's text (int64), without reading them."""
         return np.array(self._lengths, dtype=np.int64)
+
+    def copy_sets(self) -> np.ndarray:
+        """Per page, a number that the pages whose texts are the same, character for character, share; -1 where no
+        other page has its text. Only the texts of pages whose length and ends match another's are read and compared
+        (a re-exported type, a print version, a product in two colours: few), so that finding none costs no reading."""
+        fingerprints = np.frombuffer(self._fingerprints, dtype=np.int64) if len(self) else np.zeros(0, np.int64)
+        order = np.argsort(fingerprints, kind="stable")
+        ordered = fingerprints[order]
+        twin = np.concatenate([[False], ordered[1:] == ordered[:-1], [False]])
+        shared = np.flatnonzero(twin[1:] | twin[:-1])  # places in the order whose fingerprint another page has
+        copies = []
+        for run in np.split(order[shared], np.flatnonzero(np.diff(ordered[shared])) + 1):
+            by_text: dict[str, list[int]] = {}
+            for page, text in zip(run.tolist(), self.many(run.tolist())):
+                by_text.setdefault(text, []).append(page)
+            copies += [same for same in by_text.values() if len(same) > 1]
+        sets = np.full(len(self), -1, dtype=np.int64)
+        for number, same in enumerate(sorted(copies)):  # numbered by their first page, whatever the hashes
+            sets[same] = number
+        return sets
+

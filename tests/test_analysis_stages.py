@@ -30,7 +30,8 @@ import pytest
 from analysis import anchors, index, load, memory, pipeline, score
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, title_anchor
 from analysis.backtest import HiddenLink, editorial_links, hidden_links, tfidf_baseline
-from analysis.candidates import PEERS, Candidate, Candidates, cosines, find_candidates, same_texts, with_peer_links
+from analysis.candidates import (PEERS, Candidate, Candidates, cosines, find_candidates, one_copy_each, same_texts,
+                                 with_peer_links)
 from analysis.citations import Citations
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_cannibalization, save_suggestions
 from analysis.index import Keywords, nearest
@@ -462,6 +463,23 @@ def test_two_pages_with_the_same_main_text_are_cannibalisation_whatever_their_si
     pairs = np.array([3 * len(corpus) + 4, 4 * len(corpus) + 3, 0 * len(corpus) + 1])
     assert same_texts(corpus, pairs).tolist() == [True, True, False]
     assert same_texts(altered, pairs).tolist() == [False, False, False]
+
+
+def test_a_source_is_offered_one_copy_of_a_text_and_none_of_a_text_it_links() -> None:
+    """Pages 1-4 are one type under four paths. Source 0 (in ffi/) gets the copy in its own section, though another
+    is linked more; source 5 (at the top) the copy most pages link; source 6, which links page 4 already, none; page 7's
+    text is its own, so its pair stays. Page 4, linked most, is not offered to 5 (dropped before): it is never kept."""
+    paths = ["ffi/type.c_long.html", "ffi/type.c_int.html", "os/raw/type.c_int.html", "os/type.c_int.html",
+             "x/type.c_int.html", "index.html", "guide.html", "ffi/index.html"]
+    copy = "The type of a C int. " * 10
+    corpus = plain_corpus(["c long", copy, copy, copy, copy, "top", "guide", "ffi"], [""] * 8,
+                          urls=[f"http://s/{path}" for path in paths], inbound=[0, 1, 3, 2, 5, 0, 0, 0],
+                          content_codes=pair_codes({(6, 4)}, 8))
+    offered = {(0, 1), (0, 2), (0, 3), (5, 1), (5, 2), (5, 3), (6, 1), (6, 2), (0, 7)}
+    pairs = np.array(sorted(pair_codes(offered | {(5, 4)}, 8).tolist()))
+    keep = ~among(pairs, pair_codes({(5, 4)}, 8))  # a pair dropped already is never the copy kept
+    one_copy_each(corpus, pairs, keep, corpus.texts.copy_sets())
+    assert {tuple(divmod(int(code), 8)) for code in pairs[keep]} == {(0, 1), (5, 2), (0, 7)}
 
 
 def test_candidates_come_only_from_the_neighbour_lists(five: tuple[Corpus, Keywords]) -> None:

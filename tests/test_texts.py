@@ -92,3 +92,13 @@ def test_page_texts_stay_whole_in_memory_when_the_temporary_file_cannot_be_made_
             texts = PageTexts(TEXTS)
         assert texts._store._file is None  # all in memory: the written part read back
         assert_same(texts, TEXTS)
+
+
+def test_copy_sets_are_the_pages_of_one_text_character_for_character() -> None:
+    """Pages share a set only with the same text; one changed in its middle (its length and ends the same) is no copy."""
+    text = "word " * 100
+    middle = text[:250] + "W" + text[251:]
+    texts = PageTexts([text, "another text", text, middle, "another text", "alone"])
+    assert texts.copy_sets().tolist() == [0, 1, 0, -1, 1, -1]
+    assert texts.subset([2, 3, 0]).copy_sets().tolist() == [0, -1, 0]
+    assert PageTexts([]).copy_sets().tolist() == []
