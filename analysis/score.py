@@ -213,6 +213,24 @@ def _garbage_collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _page_named(names: list[str]) -> dict[str, int]:
+    """The page of each name (lower case) that one page has: a phrase that is another page's name names that page
+    ("DROP TRIGGER" is no anchor for DROP EVENT TRIGGER, "Ninja Multi-Config" none for a variable that mentions it). A
+    name several pages have ("Examples") names none of them."""
+    pages: dict[str, int] = {}
+    for page, name in enumerate(names):
+        key = name.lower()
+        pages[key] = -1 if key in pages else page
+    return {name: page for name, page in pages.items() if page >= 0}
+
+
+def _points_elsewhere(text: str, phrase: str, spans: list[tuple[int, int]]) -> bool:
+    """The phrase (in lower case) is, case aside, the text of one of these spans of the source: a link of the page to
+    another target, existing or queued. A reader takes one phrase of a page for one page ("CREATE ROLE" linked to
+    CREATE ROLE's page, then again to CREATE USER's); its editor has chosen where it points."""
+    return any(last - first == len(phrase) and text[first:last].lower() == phrase for first, last in spans)
+
+
 @dataclass
 class Ranked:
     """Scored candidates, ready to be filled into a queue under caps. Queue order is by score, then source, then
@@ -229,12 +247,14 @@ class Ranked:
     def fill(self, max_per_page: int, max_per_target: int) -> tuple[Queue, dict[int, int]]:
         """The queue, filled in queue order under both caps, and the hubs (target -> rows that wanted it, of each
         target the cap refused rows of). A row enters where its source and its target have room and an anchor is left
-        for it: the best text anchor (anchors.text_options) not yet pointing at its target from SAME_ANCHOR_PAGES pages
-        and not overlapping its source's others, else the title fallback, if that does not point there from as many
-        pages either (an editor writes a page's name on few pages; the title fallback, written on none, would otherwise
-        be proposed from a dozen). A row refused lets its source's next row in (_in_turn); the queue holds each row's
+        for it: the best text anchor (anchors.text_options) not yet pointing at its target from SAME_ANCHOR_PAGES pages,
+        not overlapping its source's others, not another page's name (_page_named), and not a phrase its source links to
+        another page, or will (_points_elsewhere),
+        else the title fallback, if that does not point there from as many pages either (an editor writes a page's
+        name on few pages; the title fallback, written on none, would otherwise be proposed from a dozen). A row refused lets its source's next row in (_in_turn); the queue holds each row's
         anchor as a span, with the sentence of its source that holds it (Queue.add)."""
-        texts, names = self.corpus.texts, self.finder.names
+        texts, names, links = self.corpus.texts, self.finder.names, self.corpus.link_spans
+        named = _page_named(names)
         queue = Queue(texts, names)
         per_target: dict[int, int] = {}  # plain dicts read with get(): a Counter answers a missing key in Python
         wanted: dict[int, int] = {}  # rows walked of each target (by a source with room left)
@@ -247,15 +267,17 @@ class Ranked:
                 refused.append(source)
                 continue
             text, taken = texts[source], used_spans.setdefault(source, [])
+            elsewhere = links[source] + taken  # phrases of the source that point at another page already, or will
             for start, end, strength in text_options(text, *options):
                 key = (text[start:end].lower(), target)
-                if used_anchors.get(key, 0) < SAME_ANCHOR_PAGES and not any(start < last and first < end for first, last in taken):
+                if (used_anchors.get(key, 0) < SAME_ANCHOR_PAGES and not any(start < last and first < end for first, last in taken)
+                        and named.get(key[0], target) == target and not _points_elsewhere(text, key[0], elsewhere)):
                     taken.append((start, end))
                     strength = round(strength, 4)
                     break
             else:
                 start, end, strength, key = -1, -1, 0.0, (title_anchor(names[target]).lower(), target)
-                if used_anchors.get(key, 0) >= SAME_ANCHOR_PAGES:
+                if used_anchors.get(key, 0) >= SAME_ANCHOR_PAGES or _points_elsewhere(text, key[0], elsewhere):
                     refused.append(source)
                     continue
             used_anchors[key] = used_anchors.get(key, 0) + 1

@@ -872,11 +872,12 @@ def greedy_fill(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinde
     """The queue as the issue words it, one pair at a time in score order: (source, target, score, anchor) of each, and
     the hubs (the targets the cap refused pairs of). A pair enters where its source and its target have room and an
     anchor is left: its first text anchor (finder.anchors, searched for the pair alone) that points at the target from
-    fewer than two pages and overlaps none of its source's, else the title fallback, if that points there from fewer
-    than two."""
+    fewer than two pages, overlaps none of its source's, is no other page's name and no phrase its source links (or the
+    queue has it link) elsewhere, else the title fallback, on the same terms."""
     scores = score._scored(corpus, Candidates.of(candidates), finder, per_page, False).scores
     order = sorted(range(len(candidates)), key=lambda row: (-scores[row], candidates[row].source, candidates[row].target))
     queue, per_source, per_target_count, wanted, used, spans = [], Counter(), Counter(), Counter(), Counter(), {}
+    named = {name.lower(): page for page, name in enumerate(finder.names) if Counter(map(str.lower, finder.names))[name.lower()] == 1}
     for row in order:
         source, target = candidates[row].source, candidates[row].target
         if per_source[source] >= per_page:
@@ -884,9 +885,11 @@ def greedy_fill(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinde
         wanted[target] += 1  # by a source with room left
         if per_target_count[target] >= per_target:
             continue
-        taken = spans.setdefault(source, [])
+        taken, text = spans.setdefault(source, []), corpus.texts[source]
+        elsewhere = {text[start:end].lower() for start, end in [*corpus.link_spans[source], *taken]}  # linked, or queued
         anchor = next((anchor for anchor in finder.anchors(source, target)
-                       if used[anchor.text.lower(), target] < score.SAME_ANCHOR_PAGES
+                       if used[anchor.text.lower(), target] < score.SAME_ANCHOR_PAGES and anchor.text.lower() not in elsewhere
+                       and (anchor.source == "title" or named.get(anchor.text.lower(), target) == target)
                        and not any(anchor.span[0] < end and start < anchor.span[1] for start, end in taken if anchor.span)), None)
         if anchor is None:
             continue
@@ -1502,6 +1505,59 @@ def linked_over_anchor(tmp_path: Path, link_to: str) -> tuple[Anchor, list[Ancho
     linked = after.corpus()
     assert linked.urls == corpus.urls
     return anchor, AnchorFinder(linked, Keywords(linked.texts)).anchors(source, target)
+
+
+def test_a_phrase_its_source_links_to_one_page_is_the_anchor_of_no_other(tmp_path: Path) -> None:
+    """A reader takes one phrase of a page for one page: a phrase that is another page's name, that the source links
+    elsewhere already, or that the queue gives it for one target, is not the anchor for another, though the page writes
+    it where it is free.
+    Two pages write a post's text and then its best anchor's phrase once more: /linked/ links that second one to
+    another post, /plain/ does not and is a candidate for the post and for a twin of it (its lines, its title and a word)."""
+    slugs = SLUGS[:14]
+    corpus = blog_site(tmp_path / "before.db", slugs, links=False).corpus()
+    source, target, _ = best_text_pair(corpus, AnchorFinder(corpus, Keywords(corpus.texts)))
+    target_slug = corpus.urls[target].strip("/").split("/")[-1]
+    other = next(url(f"/blog/{slug}/") for slug in slugs if url(f"/blog/{slug}/") not in (corpus.urls[source], corpus.urls[target]))
+
+    def site(name: str, phrase: str | None, page_named: str | None = None) -> tuple[Corpus, AnchorFinder, dict[str, int]]:
+        def text(mark: str) -> str:  # each line ended apart: a line on three pages is template, no place for an anchor
+            own = "\n".join(f"{line} {mark}." for line in corpus.texts[source].split("\n"))
+            return own + (f"\nOne more word on {phrase} to close." if phrase else "")
+        built = blog_site(tmp_path / f"{name}.db", slugs, links=False)
+        built.page("/linked/", "Notes", text("Linked"))
+        built.page("/plain/", "Notes too", text("Plain"))
+        built.page("/twin/", prose(target_slug).title + " revisited", "\n".join(f"{line} Twin." for line in prose(target_slug).text.split("\n")))
+        if phrase:
+            built.link("/linked/", other, phrase, offset=text("Linked").rindex(phrase))
+        if page_named:
+            built.page("/named/", page_named, prose(SLUGS[14]).text)
+        made = built.corpus()
+        pages = {name: made.urls.index(url(f"/{name}/")) for name in ("linked", "plain", "twin")}
+        return made, AnchorFinder(made, Keywords(made.texts)), {**pages, "target": made.urls.index(corpus.urls[target])}
+
+    first, finder, pages = site("first", None)
+    phrase = finder.anchors(pages["plain"], pages["target"])[0].text
+    named, finder, pages = site("named", None, page_named=phrase)  # a page whose name the phrase is: it names that page
+    assert finder.anchors(pages["plain"], pages["target"])[0].text == phrase
+    queue = ranked(named, [Candidate(source=pages["plain"], target=pages["target"], similarity=0.6, lexical=0.1,
+                                     template_linked=False)], finder, 4, 4)[0]
+    assert len(queue) == 1 and queue[0].anchor.text.lower() != phrase.lower()
+    linked, finder, pages = site("after", phrase)
+
+    def anchors(source: int, *targets: int) -> dict[int, str]:
+        candidates = [Candidate(source=source, target=to, similarity=0.6, lexical=0.1, template_linked=False) for to in targets]
+        return {item.target: item.anchor.text.lower() for item in ranked(linked, candidates, finder, 4, 4)[0]}
+
+    alone = [finder.anchors(pages[source], pages[to])[0] for source, to in [("linked", "target"), ("plain", "target"), ("plain", "twin")]]
+    assert [(anchor.text, anchor.source) for anchor in alone] == [(phrase, "text")] * 3  # alone, each pair would take it
+    assert phrase.lower() not in anchors(pages["linked"], pages["target"]).values()
+    both = anchors(pages["plain"], pages["target"], pages["twin"])
+    assert len(both) == 2 and sorted(both.values()).count(phrase.lower()) == 1
+
+
+def test_a_name_that_one_page_has_names_that_page() -> None:
+    names = ["DROP TRIGGER", "DROP EVENT TRIGGER", "Examples", "examples", "Ninja Multi-Config"]
+    assert score._page_named(names) == {"drop trigger": 0, "drop event trigger": 1, "ninja multi-config": 4}
 
 
 def overlapping(anchor: Anchor, anchors: list[Anchor]) -> list[Anchor]:
