@@ -200,6 +200,8 @@ def same_texts(corpus: Corpus, pairs: np.ndarray, sets: np.ndarray | None = None
     """Which pairs' two main texts are the same, character for character (sets: PageTexts.copy_sets, if the caller
     has them)."""
     sets = corpus.texts.copy_sets() if sets is None else sets
+    if not (sets >= 0).any():  # nearly every site: no pass over the pairs
+        return np.zeros(len(pairs), dtype=bool)
     first, second = sets[pairs // len(corpus)], sets[pairs % len(corpus)]
     return (first >= 0) & (first == second)
 
@@ -211,9 +213,9 @@ def one_copy_each(corpus: Corpus, pairs: np.ndarray, keep: np.ndarray, sets: np.
     source on the site (the most URL path segments in common: std's `ffi::c_long` links `ffi::c_int`, `os::raw::c_long`
     links `os::raw::c_int`), then the one most pages link (the site's own), then the first."""
     pages = len(corpus)
-    rows = np.flatnonzero(keep & (sets[pairs % pages] >= 0))
-    if not len(rows):
+    if not (sets >= 0).any():
         return
+    rows = np.flatnonzero(keep & (sets[pairs % pages] >= 0))
     link_sources, link_targets = np.divmod(corpus.content_codes, pages)
     linked = sets[link_targets] >= 0
     linked_sets = set(zip(link_sources[linked].tolist(), sets[link_targets[linked]].tolist()))

@@ -46,7 +46,7 @@ from tqdm import tqdm
 from analysis.anchors import Anchor, AnchorFinder, Found, text_options, title_anchor
 from analysis.candidates import PEERS, Candidates
 from analysis.compiled import compiled
-from analysis.load import Corpus, run_items
+from analysis.load import Corpus, Spans, run_items
 from analysis.memory import return_freed_memory
 from linkspider.sentences import sentence_at
 
@@ -224,6 +224,15 @@ def _page_named(names: list[str]) -> dict[str, int]:
     return {name: page for name, page in pages.items() if page >= 0}
 
 
+def _lengths_held(spans: Spans) -> list[int]:
+    """Per page, a bit for the length (modulo 64) of each of its spans: a phrase of another length is none of them, and
+    the spans need not be read (a page's links, at each row the queue walks, were ~1 s at 100,000 pages)."""
+    owner = np.repeat(np.arange(len(spans)), np.diff(spans.starts))
+    bits = np.zeros(len(spans), dtype=np.uint64)
+    np.bitwise_or.at(bits, owner, np.left_shift(np.uint64(1), ((spans.spans[:, 1] - spans.spans[:, 0]) & 63).astype(np.uint64)))
+    return bits.tolist()
+
+
 def _points_elsewhere(text: str, phrase: str, spans: list[tuple[int, int]]) -> bool:
     """The phrase (in lower case) is, case aside, the text of one of these spans of the source: a link of the page to
     another target, existing or queued. A reader takes one phrase of a page for one page ("CREATE ROLE" linked to
@@ -254,8 +263,14 @@ class Ranked:
         name on few pages; the title fallback, written on none, would otherwise be proposed from a dozen). A row refused lets its source's next row in (_in_turn); the queue holds each row's
         anchor as a span, with the sentence of its source that holds it (Queue.add)."""
         texts, names, links = self.corpus.texts, self.finder.names, self.corpus.link_spans
-        named = _page_named(names)
+        named, link_lengths = _page_named(names), _lengths_held(links)
         queue = Queue(texts, names)
+
+        def points_elsewhere(source: int, text: str, phrase: str, taken: list[tuple[int, int]]) -> bool:
+            """_points_elsewhere of the source's queued anchors, then of its links, read only where one may be as long."""
+            return (_points_elsewhere(text, phrase, taken)
+                    or bool(link_lengths[source] >> (len(phrase) & 63) & 1) and _points_elsewhere(text, phrase, links[source]))
+
         per_target: dict[int, int] = {}  # plain dicts read with get(): a Counter answers a missing key in Python
         wanted: dict[int, int] = {}  # rows walked of each target (by a source with room left)
         used_anchors: dict[tuple[str, int], int] = {}  # (anchor text in lower case, target): pages pointing it there
@@ -267,17 +282,16 @@ class Ranked:
                 refused.append(source)
                 continue
             text, taken = texts[source], used_spans.setdefault(source, [])
-            elsewhere = links[source] + taken  # phrases of the source that point at another page already, or will
             for start, end, strength in text_options(text, *options):
                 key = (text[start:end].lower(), target)
                 if (used_anchors.get(key, 0) < SAME_ANCHOR_PAGES and not any(start < last and first < end for first, last in taken)
-                        and named.get(key[0], target) == target and not _points_elsewhere(text, key[0], elsewhere)):
+                        and named.get(key[0], target) == target and not points_elsewhere(source, text, key[0], taken)):
                     taken.append((start, end))
                     strength = round(strength, 4)
                     break
             else:
                 start, end, strength, key = -1, -1, 0.0, (title_anchor(names[target]).lower(), target)
-                if used_anchors.get(key, 0) >= SAME_ANCHOR_PAGES or _points_elsewhere(text, key[0], elsewhere):
+                if used_anchors.get(key, 0) >= SAME_ANCHOR_PAGES or points_elsewhere(source, text, key[0], taken):
                     refused.append(source)
                     continue
             used_anchors[key] = used_anchors.get(key, 0) + 1
