@@ -39,6 +39,7 @@ from itertools import chain
 
 import numpy as np
 
+from analysis.citations import title_numbers
 from analysis.index import THREADS, Keywords
 from analysis.load import Corpus, among, distinct, run_items
 from analysis.memory import return_freed_memory
@@ -263,7 +264,10 @@ class AnchorFinder:
         self.common = keywords.idf_of_share(COMMON_SHARE)  # a phrase must hold a rarer word than this
         self.topics = keywords.topic_terms(TOPIC_TERMS)  # taken now: nothing past here needs the keyword matrix
         self.names = page_names(corpus.names)  # for the title fallback; the terms keep a series label's words, and a number
-        named = [sorted(version_numbers(name)) for name in self.names]  # the version numbers each name writes (other_versions)
+        sections = [version_numbers(number.group(1)) if number else frozenset() for number in title_numbers(corpus.titles)]
+        self._sections = frozenset().union(*sections)  # "8.16" of "8.16. Composite Types", on a site that numbers its titles
+        # the version numbers each name writes, and its section's (other_versions)
+        named = [sorted(version_numbers(name) | section) for name, section in zip(self.names, sections)]
         self._version_ids = {number: place for place, number in enumerate(sorted(set().union(*named)))}
         self._name_versions = (np.concatenate([[0], np.cumsum([len(numbers) for numbers in named])]).astype(np.int64),
                                np.array([self._version_ids[number] for numbers in named for number in numbers], dtype=np.int64))
@@ -486,8 +490,8 @@ class AnchorFinder:
             target, text = targets[pair[window]], texts[pages[pair[window]]]
             phrase = text[phrases.starts[first[window]]:phrases.ends[last[window]]]
             keep[window] = _same_words(phrase, self.names[target]) or _same_words(phrase, self.corpus.titles[target])
-        if phrases.versions and self._version_ids:  # no evidence: no name is said by a window that no anchor may be
-            version_ids = np.array([self._version_ids.get(number, -1) for number in phrases.versions], dtype=np.int64)
+        if phrases.versions:  # no evidence: no name is said by a window that no anchor may be
+            version_ids = np.array([self._version_id(number) for number in phrases.versions], dtype=np.int64)
             keep &= ~other_versions(first, last, pair, targets, phrases.version_first, phrases.version_last, version_ids,
                                     *self._name_versions)
         if not keep.all():  # nearly always all: four copies of ~20 windows a pair saved
@@ -497,6 +501,19 @@ class AnchorFinder:
         pairs, asked = _joined([self.said_names.held(phrases, pages, targets), self.headings.held(phrases, pages, targets)])
         by_pair = np.argsort(pairs, kind="stable")
         return pairs[by_pair], [asked[at] for at in by_pair.tolist()]
+
+    def _version_id(self, number: str) -> int:
+        """The id of a version number (other_versions): of a number some page's name writes; of a section, for a number
+        that extends one ("8.16.6", a part of "8.16. Composite Types", is that page's: "see Section 8.16.6" cites it);
+        else -1, no page's."""
+        if number in self._version_ids:
+            return self._version_ids[number]
+        head = number
+        while "." in head:
+            head = head.rsplit(".", 1)[0]
+            if head in self._sections:
+                return self._version_ids[head]
+        return -1
 
     def _matches(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray, names: TargetTerms) -> Matches:
         """Every occurrence, in each pair's source, of a term of its target (windows.find_matches)."""

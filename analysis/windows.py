@@ -357,15 +357,14 @@ def other_versions(first: np.ndarray, last: np.ndarray, pair: np.ndarray, target
                    version_last: np.ndarray, version_ids: np.ndarray, name_starts: np.ndarray, name_versions: np.ndarray
                    ) -> np.ndarray:
     """Whether each window (first to last word, of pair[w], whose target is targets[pair[w]]) writes a version number
-    (phrases.Phrases.version_*, sorted by first word, each an id: version_ids) that its target's name does not, where
-    the name writes one (its ids name_versions[name_starts[t]:name_starts[t + 1]]): "Rust 1.45.1" names no page
-    "Announcing Rust 1.45.2", though 1, 45 and 1 are all words of its title. A window holds a version number whole or
-    not at all (phrases._valid_windows)."""
+    (phrases.Phrases.version_*, sorted by first word, each an id: version_ids, -1 for one no name writes) that its
+    target's name does not (its ids name_versions[name_starts[t]:name_starts[t + 1]]): "Rust 1.45.1" names no page
+    "Announcing Rust 1.45.2", though 1, 45 and 1 are all words of its title, and "version 3.18" no command of CMake's,
+    though many of their pages were new in one version or another (a number among a page's topic words). A window
+    holds a version number whole or not at all (phrases._valid_windows)."""
     other = np.zeros(len(first), np.bool_)
     for window in range(len(first)):
         target = targets[pair[window]]
-        if name_starts[target] == name_starts[target + 1]:
-            continue
         number = np.searchsorted(version_first, first[window])
         while number < len(version_first) and version_last[number] <= last[window] and not other[window]:
             named = False

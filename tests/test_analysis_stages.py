@@ -1893,6 +1893,44 @@ def test_a_dotted_word_names_a_target_only_if_the_target_holds_all_of_it() -> No
     assert not any("Cargo.toml" in anchor for anchor in text_anchors(3, 4))
 
 
+def test_a_version_number_names_no_page_whose_name_writes_none() -> None:
+    """CMake's pages open with "New in version 3.18.", so 3 and 18 are among a page's topic words; "version 3.18" in
+    another page names no command, though: the window adds nothing to the pair, which is as strong as the same text
+    without the number, and is no anchor."""
+    texts = ["The policy is new in version 3.18 and chooses how the compiler flags of a build type are set.",
+             "New in version 3.18. The build type chooses the compiler flags; the default build type is Debug.",
+             "The policy chooses how the compiler flags of a build type are set.",
+             *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(8))]
+    titles = ["CMP0141", "Build types", "CMP0142", *(f"Tea page {i}" for i in range(8))]
+    finder = AnchorFinder(plain_corpus(texts, titles), Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
+    starts, topics, _ = finder.topics
+    number, _ = finder.keywords.vocabulary.distinct_terms(["3 18"])
+    assert len(number) == 2 and set(number.tolist()) <= set(topics[starts[1]:starts[2]].tolist())
+    anchors = [anchor.text for anchor in finder.anchors(0, 1) if anchor.source == "text"]
+    assert anchors and not any("3.18" in anchor for anchor in anchors)
+    best = finder.search_all(np.array([0, 2]), np.array([1, 1])).best
+    assert best[0] == best[1] > 0
+
+
+def test_a_number_that_extends_a_section_number_is_that_sections() -> None:
+    """On a site that numbers its titles, "Section 8.16.6" cites a part of "8.16. Composite Types": its number is that
+    page's, and the window that writes it stays evidence for it (the citation is the anchor), where a page of 8.17 has
+    none of it. A number that extends no section, or any number on a site whose titles are not numbered, is no page's."""
+    titles = ["8.16. Composite Types", "8.17. Range Types", "9.1. Logical Operators", "9.2. Comparison Functions",
+              "Notes on rows"]
+    texts = ["A composite type represents the structure of a row or record.",
+             "Range types are data types representing a range of values of some element type.",
+             "The usual logical operators are available: AND, OR and NOT.",
+             "The usual comparison operators are available for all the built-in data types.",
+             "The row values are compared field by field, as Section 8.16.6 explains for composite types."]
+    finder = AnchorFinder(plain_corpus(texts, titles), Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
+    assert finder._version_id("8.16.6") == finder._version_id("8.16") >= 0
+    assert finder._version_id("8.17") != finder._version_id("8.16") and finder._version_id("1.45.2") == -1
+    assert [anchor.text for anchor in finder.anchors(4, 0) if anchor.source == "text"][0] == "Section 8.16.6"
+    plain = AnchorFinder(plain_corpus(texts, [title.split(". ", 1)[-1] for title in titles]), finder.keywords)
+    assert plain._version_id("8.16.6") == -1
+
+
 def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -> None:
     """tokenize classifies code points in a compiled loop instead of running the regex for the spans: the same words
     anywhere."""
