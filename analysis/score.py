@@ -258,10 +258,11 @@ class Ranked:
         target the cap refused rows of). A row enters where its source and its target have room and an anchor is left
         for it: the best text anchor (anchors.text_options) not yet pointing at its target from SAME_ANCHOR_PAGES pages,
         not overlapping its source's others, not another page's name (_page_named), and not a phrase its source links to
-        another page, or will (_points_elsewhere),
-        else the title fallback, if that does not point there from as many pages either (an editor writes a page's
-        name on few pages; the title fallback, written on none, would otherwise be proposed from a dozen). A row refused lets its source's next row in (_in_turn); the queue holds each row's
-        anchor as a span, with the sentence of its source that holds it (Queue.add)."""
+        another page, or will (_points_elsewhere); else the title fallback, if that does not point there from as many
+        pages either (an editor writes a page's name on few pages; the title fallback, written on none, would otherwise
+        be proposed from a dozen) nor elsewhere from its source. A row refused lets its source's next row in
+        (_in_turn); the queue holds each row's anchor as a span, with the sentence of its source that holds it
+        (Queue.add)."""
         texts, names, links = self.corpus.texts, self.finder.names, self.corpus.link_spans
         named, link_lengths = _page_named(names), _lengths_held(links)
         queue = Queue(texts, names)

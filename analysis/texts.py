@@ -173,4 +173,3 @@ class PageTexts(Sequence[str]):
         for number, same in enumerate(sorted(copies)):  # numbered by their first page, whatever the hashes
             sets[same] = number
         return sets
-
