@@ -2107,6 +2107,31 @@ def test_what_other_pages_link_a_target_with_names_it_in_a_source(site: Site) ->
     assert list(site.corpus(hidden={(url("/notes/"), url("/widgets/"))}).inbound_anchors) == []  # a hidden link's anchor names nothing
 
 
+def test_an_anchor_of_a_plain_number_names_nothing_of_the_page_it_links(site: Site) -> None:
+    """A generated index links a page's entries as "[15]" and a footnote as "(3)": a source's "15" or "3" is not the
+    page's name for that (CMake's and Python's indexes made "15 times" an anchor for "What's New In Python 3.5"). A
+    dotted number is a name: "1.34" for "Announcing Rust 1.34.0"."""
+    pages = [("/widgets/", "Introducing Widgets", "The new release is out today."),
+             ("/genindex/", "Index", "Widgets [15] (3); widgets 1.34; widgets built 15 times."),
+             ("/design/", "Thoughts", "Our build runs 15 times a day since release 1.34 and fails in 3 ways.")]
+    filler_site(site, "deploys, queues and workers", pages)
+    site.link("/genindex/", "/widgets/", "[15]")
+    site.link("/genindex/", "/widgets/", "(3)")
+    corpus = site.corpus()
+    target, source = corpus.urls.index(url("/widgets/")), corpus.urls.index(url("/design/"))
+    assert {(target, "[15]"), (target, "(3)")} <= set(corpus.inbound_anchors)
+    def finder() -> AnchorFinder:
+        corpus = site.corpus()
+        return AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles))
+    assert finder().anchors(source, target) == [Anchor("Introducing Widgets", "title", 0.0)]
+    site.link("/genindex/", "/widgets/", "1.34")  # a name, though only where the title writes it (other_versions)
+    found = finder()
+    codes, _ = found._link_words(np.array([target]))
+    assert {found.keywords.vocabulary.terms[code % len(found.keywords.idf)] for code in codes.tolist()} == {"1", "34"}
+    site.link("/genindex/", "/widgets/", "15 times")  # with a word, an anchor names its page (the test above)
+    assert finder().anchors(source, target)[0].text == "15 times"
+
+
 def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() -> None:
     """windows.choose scans each pair's windows (they come by pair, then start): it must pick what a plain sort and a
     greedy scan pick (a whole phrase before one that cuts a collocation, then by preference), and each pair's
