@@ -19,8 +19,8 @@ make of that similarity (a print version, a book's index page that repeats its f
 re-exported under two paths: 0.83 for Rust's `ffi::c_int` and `os::raw::c_int`), and are reported
 the same way. A source is offered one page of such a set (the one nearest it by URL path, then the one most pages
 link), and none if it already links one of them (one_copy_each). On a site in several languages, a page is paired only
-with pages of its own language (and region), or of none declared (load.same_language): a link into another language is no link to suggest, and a page's translation no
-cannibalisation.
+with pages of its own language (and region), or of none declared (load.same_language): a link into another language
+is no link to suggest, and a page's translation no cannibalisation.
 
 Pairs travel as arrays (a large site has millions); a pair is coded as source * pages + target.
 """
