@@ -272,7 +272,7 @@ class AnchorFinder:
         self._version_ids = {number: place for place, number in enumerate(sorted(set().union(*named)))}
         self._name_versions = (np.concatenate([[0], np.cumsum([len(numbers) for numbers in named])]).astype(np.int64),
                                np.array([self._version_ids[number] for numbers in named for number in numbers], dtype=np.int64))
-        said = page_names(corpus.titles)  # a manual's section number kept: where its editors cite a page, they write it
+        said = page_names(corpus.written_titles)
         heads = title_heads(corpus.titles, keywords)
         self.said_names = page_names_of(sorted([(page, name) for page, name in enumerate(said) if len(_words(name)) >= NAME_SAID_WORDS]
                                                + heads), len(corpus), keywords)

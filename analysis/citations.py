@@ -23,6 +23,7 @@ _TITLE_NUMBER = re.compile(rf"(?:(?:Part|Chapter|Appendix|Section)\s+)?({_NUMBER
 _CITATION = re.compile(rf"(?:\b(?i:section|chapter|part|appendix)\s+|\u00a7\s*)({_NUMBER})(?![.\w]*\w)")
 _ANOTHER_DOCUMENT_AFTER = re.compile(r"\s+(?:of|in)\s+(?:the\s+)?[A-Z]")  # "Section 3 of RFC 2616", "of the HTTP spec"
 _ANOTHER_DOCUMENT_BEFORE = re.compile(r"\b[A-Z]{2,}[ -]?\d+\W{0,3}\s*$")  # "RFC 4918, Section 11.1", "ISO 8601 section 5"
+_CHAPTER_NUMBER = re.compile(r"\d+(?:\.\d+)*\.\s")  # "12. Virtual Environments and Packages"
 MIN_NUMBERED_SHARE = 0.2  # of the titles, that carry a number: below it numbers are not the site's convention
 
 
@@ -32,11 +33,20 @@ def title_numbers(titles: list[str]) -> list[re.Match[str] | None]:
     return numbers if sum(number is not None for number in numbers) >= MIN_NUMBERED_SHARE * len(titles) else [None] * len(titles)
 
 
+def numbered_by_convention(titles: list[str]) -> bool:
+    """Whether numbers are the site's convention (title_numbers): its editors cite a page by its number and name."""
+    return any(number is not None for number in title_numbers(titles))
+
+
 def unnumbered(titles: list[str]) -> list[str]:
-    """The titles without the section number at their head (title_numbers): the page's name as a link's text gives it
-    ("Composite Types", not "8.16. Composite Types")."""
-    return [title.strip()[number.end():].strip() or title if number else title
-            for title, number in zip(titles, title_numbers(titles))]
+    """The titles without the section number at their head: the page's name as a link's text gives it ("Composite
+    Types", not "8.16. Composite Types"). Where numbers are not the site's convention (title_numbers), a chapter's
+    number of digits alone: the few numbered chapters of a site ("12. Virtual Environments and Packages" of Python's
+    tutorial) are cited by name ("see Virtual Environments and Packages"), never by number."""
+    numbers = title_numbers(titles)
+    if not any(number is not None for number in numbers):
+        numbers = [_CHAPTER_NUMBER.match(title.strip()) for title in titles]
+    return [title.strip()[number.end():].strip() or title if number else title for title, number in zip(titles, numbers)]
 
 
 class Citations:

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import sqlite_utils
 
-from analysis.citations import Citations, unnumbered
+from analysis.citations import Citations, numbered_by_convention, unnumbered
 from analysis.compiled import compiled
 from analysis.texts import PageTexts
 
@@ -224,9 +224,18 @@ class Corpus:
     @cached_property
     def names(self) -> list[str]:
         """The titles without a section number at their head (citations.unnumbered): the title fallback's text. The
-        names said and the target's title words keep the number: a manual's editors cite a page with it ("Section 7.35,
-        “Remove Alpha Channel”"), and without it recall fell (BENCHMARKS.md, "Quality")."""
+        target's title words keep the number, and so do the names said where numbers are the site's convention
+        (written_titles): a manual's editors cite a page with it ("Section 7.35, “Remove Alpha Channel”"), and without
+        it recall fell (BENCHMARKS.md, "Quality")."""
         return unnumbered(self.titles)
+
+    @cached_property
+    def written_titles(self) -> list[str]:
+        """The titles as the site's editors write them out in prose, to find where a source names a page: with their
+        section numbers where numbers are the site's convention ("Section 7.35, “Remove Alpha Channel”"; names: the
+        menu paths that write "Remove Alpha Channel" would name the page too), else its names ("Virtual Environments
+        and Packages": a site whose few chapters are numbered cites them by name)."""
+        return self.titles if numbered_by_convention(self.titles) else self.names
 
     @cached_property
     def language_groups(self) -> tuple[np.ndarray, np.ndarray]:

@@ -1783,7 +1783,7 @@ def test_a_title_numbered_as_a_section_falls_back_to_its_name_without_its_number
     """A manual's "7.45. Flip Layer Vertically" is linked as "Flip Layer Vertically": the title fallback leaves the
     number out, as an editor would. Its name is said where the source cites it with its number, as the manual's editors
     do ("Section 7.45, “Flip Layer Vertically”"). A site whose numbered titles are too few
-    (citations.MIN_NUMBERED_SHARE) keeps its titles whole."""
+    (citations.MIN_NUMBERED_SHARE) keeps a number that is no chapter's ("A. First")."""
     titles = ["7.45. Flip Layer Vertically", "7.44. Flip Layer Horizontally", "3.2. Layers Dialog", *(f"Tea page {i}" for i in range(8))]
     texts = ["Flip the layer top to bottom: the image is mirrored across a horizontal axis through its centre.",
              "Flip the layer left to right: the image is mirrored across a vertical axis through its centre.",
@@ -1794,7 +1794,25 @@ def test_a_title_numbered_as_a_section_falls_back_to_its_name_without_its_number
     finder = AnchorFinder(corpus, Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
     assert finder.search_all(np.array([2, 2]), np.array([0, 1])).name_said.tolist() == [True, False]
     assert finder.anchors(0, 2)[-1] == Anchor("Layers Dialog", "title", 0.0)
-    assert plain_corpus(texts + ["More tea"] * 5, titles + ["Tea"] * 5).names[0] == "7.45. Flip Layer Vertically"  # 3 of 16
+    assert plain_corpus(texts + ["More tea"] * 5, ["A. First", *titles[1:], *["Tea"] * 5]).names[0] == "A. First"  # 3 of 16
+
+
+def test_a_site_that_numbers_few_chapters_names_them_without_their_numbers() -> None:
+    """Python's docs number their tutorial's chapters ("12. Virtual Environments and Packages", 47 of 527 titles) and cite
+    one by its name alone ("see Virtual Environments and Packages"): where numbers are not the site's convention, the
+    name written out and the title fallback are the title without its number. Where they are (the test above), a name
+    is said with its number: the manual's menu paths write the bare name everywhere."""
+    titles = ["12. Virtual Environments and Packages", "The import system", *(f"Tea page {i}" for i in range(9))]
+    texts = ["A virtual environment is a directory tree holding a Python installation and packages installed into it.",
+             "Modules are found on the module search path; to keep a project's packages apart, see Virtual Environments "
+             "and Packages, then install them there.",
+             *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(9))]
+    corpus = plain_corpus(texts, titles)
+    assert corpus.names[0] == corpus.written_titles[0] == "Virtual Environments and Packages"
+    finder = AnchorFinder(corpus, Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
+    assert finder.search_all(np.array([1]), np.array([0])).name_said.tolist() == [True]
+    assert finder.anchors(1, 0)[0].text == "Virtual Environments and Packages"
+    assert finder.anchors(2, 0)[-1] == Anchor("Virtual Environments and Packages", "title", 0.0)
 
 
 def test_a_title_that_is_a_name_then_what_the_page_is_names_its_page_by_its_head() -> None:
