@@ -587,7 +587,8 @@ class InstrumentedPropose:
     """analysis.pipeline.propose as it is, with its embed step answered from given vectors and each later call timed.
 
     The names propose looks up in analysis.pipeline (embed_pages, nearest_within, Keywords, find_candidates,
-    rank) are swapped for wrappers around the real functions for the duration of `run`, so this
+    rank) are swapped for wrappers around the real functions for the duration of `run`, and rank's serial part, the
+    queue's fill (analysis.score.Ranked.fill), is timed inside it, so this
     benchmark follows whatever propose does now: same calls, same order, same arguments. With
     source_share < 1, find_candidates receives the neighbour rows and mentions of the first share
     of the pages only (pages are in random order), and rank gets the candidates of those sources.
@@ -665,6 +666,18 @@ class InstrumentedPropose:
         def embed(db: Any, urls: list[str], *args: Any, **kwargs: Any) -> Any:
             return Embeddings(self.vectors(), 0)  # the vectors stand for what the model would give
 
+        import analysis.score as score
+        real_fill = score.Ranked.fill
+        filling = seen.setdefault("queue fill", {"seconds": 0.0, "cpu_s": 0.0})
+
+        def fill(ranked: Any, *args: Any, **kwargs: Any) -> Any:  # rank's serial part, timed inside it (no peak reset)
+            cpu, start = cpu_seconds(), time.perf_counter()
+            try:
+                return real_fill(ranked, *args, **kwargs)
+            finally:
+                filling["seconds"] = round(filling["seconds"] + time.perf_counter() - start, 3)
+                filling["cpu_s"] = round(filling["cpu_s"] + cpu_seconds() - cpu, 3)
+
         patches = {"embed_pages": embed, "nearest_within": nearest,
                    "Keywords": TimedKeywords, "find_candidates": candidates,
                    "rank": timed("rank + AnchorFinder", real["rank"], "queue")}
@@ -674,12 +687,14 @@ class InstrumentedPropose:
         try:
             for name, replacement in patches.items():
                 setattr(pipeline, name, replacement)
+            score.Ranked.fill = fill
             start = time.perf_counter()
             proposal = pipeline.propose(db, corpus, pipeline.Options(progress=False), timings)
             seconds = time.perf_counter() - start
         finally:
             for name, function in real.items():
                 setattr(pipeline, name, function)
+            score.Ranked.fill = real_fill
         with spilled:
             seen["by_meaning"] = tuple(np.load(Path(spilled.name) / f"{name}.npy") for name in ("similarities", "indices"))
         return proposal, timings, seconds
@@ -756,7 +771,8 @@ def run_stages(args: argparse.Namespace) -> None:
     keywords, by_meaning = seen["keywords"], seen["by_meaning"]
     result: dict[str, Any] = {
         "pages": args.pages, "seed": args.seed, "code": code, "clusters": site.clusters, "super_topics": site.supers,
-        "corpus": built[CORPUS_STAGE], "stages": instrumented.report, "propose_timings": {k: round(v, 3) for k, v in timings.items()},
+        "corpus": built[CORPUS_STAGE], "stages": instrumented.report, "rank_queue_fill": seen["queue fill"],
+        "propose_timings": {k: round(v, 3) for k, v in timings.items()},
         "total_s": round(total, 2), "peak_rss_mb": round(peak, 1),
         "index": "flat (exact)" if args.pages <= EXACT_LIMIT else "IVF-Flat",
         "profile": corpus_profile(corpus, instrumented), "vocabulary": len(keywords.vocabulary), "tfidf_nonzeros": seen["matrix"]["nonzeros"],
