@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO
@@ -54,6 +55,7 @@ class _Store:
             self._file = None
         self._held = bytearray()  # with a file, the bytes not yet written; without, all of them
         self.size = 0  # bytes appended
+        self._flushing = threading.Lock()  # the first reads may come from several threads at once (the anchor search's)
 
     def append(self, data: bytes) -> int:
         """Append data; return where it starts."""
@@ -65,18 +67,20 @@ class _Store:
         return start
 
     def flush(self) -> None:
-        """Write the bytes held to the file; if that fails (a full disk), keep all in memory, the file's read back."""
-        if self._file is None or not self._held:
-            return
-        before = self._file.tell()
-        try:
-            write_all(self._file, self._held)
-        except OSError:  # what the file held before these bytes, read back, then all of these
-            self._held = bytearray(read_all(self._file, 0, before)) + self._held  # anew: a view may hold the old
-            self._file.close()
-            self._file = None
-            return
-        self._held.clear()
+        """Write the bytes held to the file; if that fails (a full disk), keep all in memory, the file's read back. One
+        thread at a time: another's clear() while one writes the bytes would fail (a view of them is held) or lose them."""
+        with self._flushing:
+            if self._file is None or not self._held:
+                return
+            before = self._file.tell()
+            try:
+                write_all(self._file, self._held)
+            except OSError:  # what the file held before these bytes, read back, then all of these
+                self._held = bytearray(read_all(self._file, 0, before)) + self._held  # anew: a view may hold the old
+                self._file.close()
+                self._file = None
+                return
+            self._held.clear()
 
     def read(self, start: int, end: int) -> bytes | memoryview:
         """The bytes from start to end (flushed first: call from one thread while appending, from any once done)."""

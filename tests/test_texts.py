@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import random
 import tempfile
+import threading
 import tracemalloc
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -54,6 +56,21 @@ def test_page_texts_hold_no_text_in_memory() -> None:
         tracemalloc.stop()
     assert held < 1_000_000  # offsets and lengths: 24 bytes a text, and the write buffer
     assert texts[1_234] == f"1234 {words}"
+
+
+def test_the_first_reads_from_several_threads_at_once_give_back_the_texts() -> None:
+    """The anchor search's threads may be the first to read a corpus's texts, each flushing the bytes appended (an
+    analysis whose vectors were all cached reads none before); one's flush must not clear the bytes another writes."""
+    for _ in range(50):
+        texts = PageTexts(TEXTS[:40])  # ~1,000 bytes: three writes' worth, the last not yet written
+        start = threading.Barrier(4)
+
+        def read() -> list[str]:
+            start.wait()
+            return texts.many(list(range(40)))
+
+        with ThreadPoolExecutor(4) as pool:
+            assert all(got == TEXTS[:40] for got in pool.map(lambda _: read(), range(4)))
 
 
 REAL_TEMPORARY_FILE = tempfile.TemporaryFile
