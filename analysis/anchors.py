@@ -274,8 +274,11 @@ class AnchorFinder:
                                np.array([self._version_ids[number] for numbers in named for number in numbers], dtype=np.int64))
         said = page_names(corpus.written_titles)
         heads = title_heads(corpus.titles, keywords)
-        self.said_names = page_names_of(sorted([(page, name) for page, name in enumerate(said) if len(_words(name)) >= NAME_SAID_WORDS]
-                                               + heads), len(corpus), keywords)
+        pages = Counter(name.lower() for name in said)
+        cased = {name for name in said if len(_words(name)) == NAME_SAID_WORDS - 1 and name != name.lower() and pages[name.lower()] == 1}
+        self._cased = cased - {head for _, head in heads}  # said only as the title writes them, in prose (_cased_at)
+        self.said_names = page_names_of(sorted([(page, name) for page, name in enumerate(said)
+                                                if len(_words(name)) >= NAME_SAID_WORDS or name in cased] + heads), len(corpus), keywords)
         self.headings = cited_headings(corpus, keywords)
         # of the names asked of a pair, those that are a page's, not a heading (a head of one word names, but is no anchor)
         self._page_names = set(said) | {head for _, head in heads if len(_words(head)) >= MIN_WORDS}
@@ -348,7 +351,10 @@ class AnchorFinder:
             if said[row]:
                 continue
             source = int(sources[row])
-            found = _said_at(name.pattern, text)
+            if names[at] in self._cased:
+                found = self._cased_at(source, read[place[at]], text, name, names[at])
+            else:
+                found = next(_said_spans(name.pattern, text), None)
             said[row] = found is not None
             if (said[row] and len(text) == self.corpus.texts.length(source)  # lowering kept every offset
                     and len(name.words) <= MAX_WORDS and names[at] in self._page_names):
@@ -369,6 +375,16 @@ class AnchorFinder:
                 found.name_said[row] = True
                 if row not in names_at and self._open(pages[place], texts[place], *span):
                     found.lead_with(row, *span)
+
+    def _cased_at(self, source: int, text: str, lowered: str, name: _Name, written: str) -> tuple[int, int] | None:
+        """Where the source writes a two-word name as its title does ("Number Protocol"), in its prose: two words
+        written in another case ("number protocol"), or in a heading, a link or a code block, are as often a phrase of
+        the source's own ("Incremental Compilation" heading a release's notes) as a citation."""
+        if len(lowered) != len(text):  # lowering moved the offsets
+            return None
+        words = WORD.findall(written)
+        return next((span for span in _said_spans(name.pattern, lowered)
+                     if WORD.findall(text[span[0]:span[1]]) == words and self._open(source, text, *span)), None)
 
     def _names(self, names: list[str]) -> list[_Name]:
         """These names as _Name, each made once whichever block asks it first (their runs hashed together)."""
@@ -575,15 +591,14 @@ class _Name:
         return re.compile(r"\W+".join(re.escape(word).replace("'", "['\u2019]") for word in self.words))
 
 
-def _said_at(pattern: re.Pattern[str], text: str) -> tuple[int, int] | None:
-    """The first span where the pattern (lower case, starting and ending with a word) matches whole words of the
-    lower-cased text, or None. Searched without look-arounds, which would cost the regex engine its fast scan for the
-    first word (8x slower here)."""
+def _said_spans(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
+    """The spans where the pattern (lower case, starting and ending with a word) matches whole words of the lower-cased
+    text, in order. Searched without look-arounds, which would cost the regex engine its fast scan for the first word
+    (8x slower here)."""
     for match in pattern.finditer(text):
         start, end = match.span()
         if not _GOES_BACK.search(text, max(0, start - 2), start) and not _GOES_ON.match(text, end):
-            return start, end
-    return None
+            yield start, end
 
 
 _BRACKETS = {"(": ")", "[": "]", "{": "}"}
