@@ -55,7 +55,9 @@ LINK_TEXT_WEIGHT = 0.75  # the words the site already links a page with, beside 
 COMMON_SHARE = 0.3  # a word on more pages than this share names nothing by itself
 WHOLE_TITLE_WORDS = 2  # a title of this many words or more, none rare, names its page where it is written out
 SERIES_TITLES = 3  # a "Label: " that starts this many of the site's titles names a series, not the page
-NAME_SAID_WORDS = 3  # a page name or heading of this many words or more, written out word for word in a source, cites the page (a title's head, title_heads, at any length)
+# a page name or heading of this many words or more, written out word for word in a source, cites the page (a title's
+# head, title_heads, at any length; a name of one word fewer, in prose as its title writes it: _cased_at)
+NAME_SAID_WORDS = 3
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (Ranked.fill takes another when one is used)
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
 TRAILING = ",;:.-\u2013\u2014(["  # what a cut title anchor does not end on, nor on one of DANGLING
@@ -275,10 +277,12 @@ class AnchorFinder:
         said = page_names(corpus.written_titles)
         heads = title_heads(corpus.titles, keywords)
         pages = Counter(name.lower() for name in said)
-        cased = {name for name in said if len(_words(name)) == NAME_SAID_WORDS - 1 and name != name.lower() and pages[name.lower()] == 1}
+        cased = {name for name in said
+                 if len(_words(name)) == NAME_SAID_WORDS - 1 and name != name.lower() and pages[name.lower()] == 1}
         self._cased = cased - {head for _, head in heads}  # said only as the title writes them, in prose (_cased_at)
         self.said_names = page_names_of(sorted([(page, name) for page, name in enumerate(said)
-                                                if len(_words(name)) >= NAME_SAID_WORDS or name in cased] + heads), len(corpus), keywords)
+                                                if len(_words(name)) >= NAME_SAID_WORDS or name in cased] + heads),
+                                        len(corpus), keywords)
         self.headings = cited_headings(corpus, keywords)
         # of the names asked of a pair, those that are a page's, not a heading (a head of one word names, but is no anchor)
         self._page_names = set(said) | {head for _, head in heads if len(_words(head)) >= MIN_WORDS}
@@ -324,8 +328,8 @@ class AnchorFinder:
                    ) -> tuple[np.ndarray, dict[int, tuple[int, int]]]:
         """Which pairs' sources write out one of the names asked of them (rows[i] is asked names[i]: the target's name
         or one of its cited_headings, NAME_SAID_WORDS words or more, or its title's head) word for word (case, spacing
-        and punctuation aside): an editor citing the page by its name, or a part of it by its heading, the surest sign
-        of a link.
+        and punctuation aside; a name of two words in its title's case, in prose: _cased_at): an editor citing the
+        page by its name, or a part of it by its heading, the surest sign of a link.
         And, by pair, where the source writes out the target's own name (not a heading: a source often writes several
         headings of one target, and its editor links another), if that may be an anchor (at most MAX_WORDS words, in
         no existing link, code block or template line): the citation is the anchor (Found.lead_with).

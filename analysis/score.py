@@ -10,10 +10,11 @@ Similarity is cosine similarity of the page vectors (0..1 in practice), keyword 
 TF-IDF cosine of the pages' texts (index.py). Anchor strength is how much of the target's
 title, topic words and the anchors other pages link it with the best phrase of the source covers
 (see anchors.py): a source that already names the target in its prose is the best place for a
-link; name said (0 or 1) is whether it writes out the target's whole name or one of its headings (3 words or more),
-or its title's head ("timeit" of "timeit - Measure execution time": anchors.title_heads), word for word, or cites it
-by the number its title carries ("Section 8.16.6": citations.py): a page cited by its name or number, or a part of it
-by its heading, whatever else the two pages share, is the likeliest link of all. peer links (0..1) is the share of the
+link; name said (0 or 1) is whether it writes out the target's whole name or one of its headings (3 words or more;
+a name of two in prose, as its title writes it: AnchorFinder._cased_at), or its title's head ("timeit" of "timeit -
+Measure execution time": anchors.title_heads), word for word, or cites it by the number its title carries ("Section
+8.16.6": citations.py): a page cited by its name or number, or a part of it by its heading, whatever else the two
+pages share, is the likeliest link of all. peer links (0..1) is the share of the
 source's nearest pages by meaning (candidates.PEERS) that link the target from their main content: where pages like
 the source link, an editor would link from it too (a collaborative filter on the site's own links). need (0..1) favours
 targets that few pages link to, that are deep, and that the source predates (an old post
