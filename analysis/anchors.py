@@ -276,9 +276,9 @@ class AnchorFinder:
                                np.array([self._version_ids[number] for numbers in named for number in numbers], dtype=np.int64))
         said = page_names(corpus.written_titles)
         heads = title_heads(corpus.titles, keywords)
-        pages = Counter(name.lower() for name in said)
+        named = Counter(name.lower() for name in said)  # pages of each name
         cased = {name for name in said
-                 if len(_words(name)) == NAME_SAID_WORDS - 1 and name != name.lower() and pages[name.lower()] == 1}
+                 if len(_words(name)) == NAME_SAID_WORDS - 1 and name != name.lower() and named[name.lower()] == 1}
         self._cased = cased - {head for _, head in heads}  # said only as the title writes them, in prose (_cased_at)
         self.said_names = page_names_of(sorted([(page, name) for page, name in enumerate(said)
                                                 if len(_words(name)) >= NAME_SAID_WORDS or name in cased] + heads),

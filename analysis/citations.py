@@ -35,7 +35,7 @@ def title_numbers(titles: list[str]) -> list[re.Match[str] | None]:
 
 def numbered_by_convention(titles: list[str]) -> bool:
     """Whether numbers are the site's convention (title_numbers): its editors cite a page by its number and name."""
-    return any(number is not None for number in title_numbers(titles))
+    return any(title_numbers(titles))
 
 
 def unnumbered(titles: list[str]) -> list[str]:
@@ -44,7 +44,7 @@ def unnumbered(titles: list[str]) -> list[str]:
     number of digits alone: the few numbered chapters of a site ("12. Virtual Environments and Packages" of Python's
     tutorial) are cited by name ("see Virtual Environments and Packages"), never by number."""
     numbers = title_numbers(titles)
-    if not any(number is not None for number in numbers):
+    if not any(numbers):
         numbers = [_CHAPTER_NUMBER.match(title.strip()) for title in titles]
     return [title.strip()[number.end():].strip() or title if number else title for title, number in zip(titles, numbers)]
 
