@@ -8,7 +8,8 @@ or sidebars stays (that is not an editorial link) and is flagged. A listing page
 source: its text is generated, a list of other pages, with no sentence an editor could link from.
 Pairs below the threshold are unrelated, unless the source mentions the target (an editor links a
 mention whatever the rest of the page is about) or the target is one of the source's CLOSEST_BY_WORDS
-nearest pages by words (the model reads a page's first 256 tokens, the keywords all of it). A
+nearest pages by words (the model reads a page's first 256 tokens, the keywords all of it); of a target
+whose title is one word, only where the source writes that word as the title does (named_as_written). A
 source's peers are its PEERS nearest pages by meaning: a page that PEERS_LINKING of them link from
 their main content is a candidate too, over the threshold (pages like the source link there: std's
 40-odd `atomic_*` intrinsics all link `sync/atomic`, which many of them do not have among their 30
@@ -27,6 +28,7 @@ Pairs travel as arrays (a large site has millions); a pair is coded as source * 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
@@ -38,12 +40,14 @@ from analysis.compiled import compiled
 from analysis.index import THREADS, Keywords, vector_dots
 from analysis.load import Corpus, Pair, among, distinct, pair_codes
 from analysis.scope import InScope
+from analysis.words import WORD, is_stop_word
 
 Neighbours = tuple[np.ndarray, np.ndarray]  # (similarities, indices), one row per page
 PAIRS_AT_ONCE = 65_536  # pairs a step of the similarities, THREADS steps at once
 CLOSEST_BY_WORDS = 4  # a source's nearest pages by words that are candidates whatever their embedding similarity
 PEERS = 20  # a source's nearest pages by meaning whose content links are evidence (Candidate.peer_links)
 PEERS_LINKING = 3  # a page that this many of a source's peers link is a candidate
+SENTENCE_STARTS_AFTER = ".!?:\n"  # a word after one of these (and spaces) starts a sentence, a line or an item
 
 
 @dataclass
@@ -239,6 +243,38 @@ def _segments_in_common(url: str, other: str) -> int:
     return next((at for at, (one, two) in enumerate(zip(first, second)) if one != two), min(len(first), len(second)))
 
 
+def named_as_written(corpus: Corpus, keywords: Keywords, pairs: np.ndarray) -> np.ndarray:
+    """Per pair code, whether its target may be named by its words: False where the target's title has one word and
+    the source never writes it as the title does (its case, and not only first in a sentence, where any word takes a
+    capital). Asked of the pairs below the threshold, which the model finds unrelated: one word is as often a common
+    word in another sense as the page's name ("Longer contact extracts more" names no "Contact Us", "the file size" no
+    GIMP's File menu, "the framework folder" no CMake's FOLDER property), and only its case tells which."""
+    pages = len(corpus)
+    named = keywords.vocabulary.distinct_terms(corpus.titles)[1][pairs % pages] > 1
+    asked = np.flatnonzero(~named)
+    sources, targets = np.divmod(pairs[asked], pages)
+    read = np.unique(sources).tolist()
+    texts = dict(zip(read, corpus.texts.many(read)))
+    for at, source, target in zip(asked.tolist(), sources.tolist(), targets.tolist()):
+        word = next((word for word in WORD.findall(corpus.titles[target]) if not is_stop_word(word)), None)
+        if word is not None:
+            named[at] = _written_as(word, texts[source])
+    return named
+
+
+def _written_as(word: str, text: str) -> bool:
+    """Whether the text writes the word as it is written (case and all), as a whole word, and not only first in a
+    sentence where it is a capitalised common word."""
+    capitalised = word[:1].isupper() and word[1:].islower()
+    for match in re.finditer(rf"(?<![\w.-]){re.escape(word)}(?![\w-])", text):
+        before = match.start()
+        while before and text[before - 1] in " \t":
+            before -= 1
+        if not capitalised or (before and text[before - 1] not in SENTENCE_STARTS_AFTER):
+            return True
+    return False
+
+
 def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours, keywords: Keywords,
                     by_words: Neighbours, mentions: np.ndarray, threshold: float, max_similarity: float,
                     excluded: set[Pair] = frozenset(), allowed: InScope | None = None
@@ -257,6 +293,9 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     mentioned = among(pairs, mentions)
     closest_by_words = distinct(neighbour_codes(by_words[1], pages, CLOSEST_BY_WORDS))
     related = (similarity >= threshold) | mentioned | among(pairs, closest_by_words)
+    below = related & (similarity < threshold)
+    related[below] = named_as_written(corpus, keywords, pairs[below])
+    del below
     sets = corpus.texts.copy_sets()
     duplicate = (related & (similarity > max_similarity)) | same_texts(corpus, pairs, sets)
     keep = related & ~duplicate

@@ -534,6 +534,32 @@ def test_a_mention_is_a_candidate_below_the_threshold_but_never_a_linked_pair(fi
     assert all(not c.mentioned for c in candidates_of(five, 0.5, 0.9)[0])
 
 
+def test_below_the_threshold_a_one_word_title_is_named_only_as_it_is_written(site: Site) -> None:
+    """"Longer contact extracts more" names no "Contact Us", "the file size" no GIMP's File menu, "the framework folder"
+    no CMake's FOLDER property: below the threshold, a target whose title is one word is a candidate of a source that
+    mentions it only where the source writes that word as the title does, and not only first in a sentence. Titles of
+    more words, and pairs over the threshold, are as before."""
+    for path, title in [("/contact/", "Contact Us"), ("/file/", "File"), ("/folder/", "FOLDER"), ("/burr/", "Burr Grinders")]:
+        site.page(path, title, f"What the {title} page is about, said in a few words.", words=100)
+    site.page("/brewing/", "Brewing", "Longer contact extracts more. Keep the file size small in the framework folder. "
+              "Burr grinders grind evenly.", words=100)
+    site.page("/guide/", "Guide", "Contact us for help. Or write\nContact the team. Open the File menu and set the FOLDER property. "
+              "burr grinders grind evenly.", words=100)
+    corpus = site.corpus()
+    page = {path.strip("/"): corpus.index[url(path)] for path in ("/contact/", "/file/", "/folder/", "/burr/", "/brewing/", "/guide/")}
+    asked = {(page[source], page[target]) for source in ("brewing", "guide") for target in ("contact", "file", "folder", "burr")}
+    vectors = np.eye(len(corpus), dtype=np.float32)  # every pair at similarity 0
+    none = (np.zeros((len(corpus), 0), dtype=np.float32), np.zeros((len(corpus), 0), dtype=np.int64))
+    found = {}
+    for threshold in (0.5, -1.0):
+        candidates, _ = find_candidates(corpus, vectors, nearest(vectors, 10), Keywords(corpus.texts), none,
+                                        pair_codes(asked, len(corpus)), threshold, 0.9)
+        found[threshold] = {(c.source, c.target) for c in candidates} & asked
+    assert found[0.5] == {(page["brewing"], page["burr"]), (page["guide"], page["file"]), (page["guide"], page["folder"]),
+                          (page["guide"], page["burr"])}
+    assert found[-1.0] == asked
+
+
 def test_a_page_the_source_s_peers_link_is_a_candidate_with_their_count(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
     """A page that PEERS_LINKING of a source's peers (its nearest pages by meaning) link from their main content is a
     candidate of the source's though it is not among its neighbours, if it is above the threshold; every candidate
