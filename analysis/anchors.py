@@ -265,6 +265,9 @@ class AnchorFinder:
         self.corpus = corpus
         self.keywords = keywords
         self.common = keywords.idf_of_share(COMMON_SHARE)  # a phrase must hold a rarer word than this
+        # nor is a plain number or a single character such a word, but as one of the title's (target_terms)
+        self._nameless = np.array([term.isdigit() or len(term) < 2 for term in keywords.vocabulary.terms[:len(keywords.idf)]],
+                                  dtype=bool)
         self.topics = keywords.topic_terms(TOPIC_TERMS)  # taken now: nothing past here needs the keyword matrix
         self.names = page_names(corpus.names)  # for the title fallback; the terms keep a series label's words, and a number
         sections = [version_numbers(number.group(1)) if number else frozenset() for number in title_numbers(corpus.titles)]
@@ -431,7 +434,9 @@ class AnchorFinder:
         title words (IDF-weighted, summing to 1), then its TOPIC_TERMS topic words (TF-IDF) and the words of the anchors
         that link it (_link_words): a topic word counts beside a title or link word, a link word that is a title word
         counts once, as the larger; and for each target whose title words are all common, how many they are (see
-        whole_title).
+        whole_title). A plain number or a single character is a rare word (one a phrase must hold) only as a title word:
+        a recipe's heaviest words may be "15", "250" and "g", which say what it measures, not what it is about ("16 to
+        20 g" of another page names no "Understanding Coffee-to-Water Ratios"; "Rust 2018" names "What is Rust 2018?").
 
         A title word no page holds still counts in the sum (at the rarest IDF): it cannot be matched. All of it is
         arrays (dicts per target took 4 s at 100,000 targets).
@@ -472,7 +477,7 @@ class AnchorFinder:
         titled, counts = titled[order], np.bincount(owner, minlength=pages)
         owner = owner[order]
         title_words = np.bincount(owner[titled], minlength=pages)
-        rare = idf[ids] >= self.common
+        rare = (idf[ids] >= self.common) & (titled | ~self._nameless[ids])
         rare_title_words = np.bincount(owner[titled & rare], minlength=pages)
         whole_title = np.where((rare_title_words == 0) & (title_words >= WHOLE_TITLE_WORDS), title_words, 0)
         return TargetTerms(np.concatenate([[0], np.cumsum(counts)]), ids, weights, titled, rare, whole_title)

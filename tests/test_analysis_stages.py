@@ -1008,8 +1008,10 @@ def test_a_target_every_peer_links_scores_peer_links_weight_more(ranked_site: tu
 
 def test_max_per_target_keeps_exactly_the_best_and_reports_the_hub(ranked_site: tuple[Corpus, Keywords]) -> None:
     corpus, keywords = ranked_site
-    target = len(corpus) - 1
-    candidates = [c for c in every_pair(corpus, keywords) if c.target == target]
+    finder, pairs = AnchorFinder(corpus, keywords), every_pair(corpus, keywords)
+    target = max(range(len(corpus)),  # the page most sources may link with a phrase of their own, not only its title
+                 key=lambda page: sum(finder.anchors(c.source, page)[0].source == "text" for c in pairs if c.target == page))
+    candidates = [c for c in pairs if c.target == target]
     wanted = len(candidates)
     assert wanted >= 5
     full, hubs = ranked(corpus, candidates, AnchorFinder(corpus, keywords), 4, wanted)
@@ -1506,10 +1508,15 @@ def test_the_title_fallback_of_a_post_in_a_series_is_its_name(tmp_path: Path) ->
 
 def best_text_pair(corpus: Corpus, finder: AnchorFinder) -> tuple[int, int, Anchor]:
     """A (source, target) pair whose best anchor is a phrase of the source, and that phrase."""
+    return next(text_pairs(corpus, finder))
+
+
+def text_pairs(corpus: Corpus, finder: AnchorFinder) -> Iterator[tuple[int, int, Anchor]]:
+    """The (source, target) pairs whose best anchor is a phrase of the source, with that phrase, in page order."""
     for source in range(len(corpus)):
         for target in range(len(corpus)):
             if source != target and (anchor := finder.anchors(source, target)[0]).source == "text":
-                return source, target, anchor
+                yield source, target, anchor
     raise AssertionError("no text anchor on the whole corpus")
 
 
@@ -1541,10 +1548,6 @@ def test_a_phrase_its_source_links_to_one_page_is_the_anchor_of_no_other(tmp_pat
     another post, /plain/ does not and is a candidate for the post and for a twin of it (its lines, its title and a word)."""
     slugs = SLUGS[:14]
     corpus = blog_site(tmp_path / "before.db", slugs, links=False).corpus()
-    source, target, _ = best_text_pair(corpus, AnchorFinder(corpus, Keywords(corpus.texts)))
-    target_slug = corpus.urls[target].strip("/").split("/")[-1]
-    other = next(url(f"/blog/{slug}/") for slug in slugs if url(f"/blog/{slug}/") not in (corpus.urls[source], corpus.urls[target]))
-
     def site(name: str, phrase: str | None, page_named: str | None = None) -> tuple[Corpus, AnchorFinder, dict[str, int]]:
         def text(mark: str) -> str:  # each line ended apart: a line on three pages is template, no place for an anchor
             own = "\n".join(f"{line} {mark}." for line in corpus.texts[source].split("\n"))
@@ -1561,8 +1564,14 @@ def test_a_phrase_its_source_links_to_one_page_is_the_anchor_of_no_other(tmp_pat
         pages = {name: made.urls.index(url(f"/{name}/")) for name in ("linked", "plain", "twin")}
         return made, AnchorFinder(made, Keywords(made.texts)), {**pages, "target": made.urls.index(corpus.urls[target])}
 
-    first, finder, pages = site("first", None)
-    phrase = finder.anchors(pages["plain"], pages["target"])[0].text
+    for source, target, _ in text_pairs(corpus, AnchorFinder(corpus, Keywords(corpus.texts))):
+        target_slug = corpus.urls[target].strip("/").split("/")[-1]
+        other = next(url(f"/blog/{slug}/") for slug in slugs if url(f"/blog/{slug}/") not in (corpus.urls[source], corpus.urls[target]))
+        first, finder, pages = site(f"first-{source}-{target}", None)
+        alone = {finder.anchors(pages["plain"], pages[to])[0] for to in ("target", "twin")}
+        if {anchor.source for anchor in alone} == {"text"} and len({anchor.text for anchor in alone}) == 1:
+            break  # the copies put the pair's words on more pages: its phrase may no longer be the best for both
+    phrase = alone.pop().text
     named, finder, pages = site("named", None, page_named=phrase)  # a page whose name the phrase is: it names that page
     assert finder.anchors(pages["plain"], pages["target"])[0].text == phrase
     queue = ranked(named, [Candidate(source=pages["plain"], target=pages["target"], similarity=0.6, lexical=0.1,
@@ -2196,6 +2205,20 @@ def test_an_anchor_of_a_plain_number_names_nothing_of_the_page_it_links(site: Si
     assert {found.keywords.vocabulary.terms[code % len(found.keywords.idf)] for code in codes.tolist()} == {"1", "34"}
     site.link("/genindex/", "/widgets/", "15 times")  # with a word, an anchor names its page (the test above)
     assert finder().anchors(source, target)[0].text == "15 times"
+
+
+def test_a_quantity_names_no_page_unless_its_title_writes_the_number(site: Site) -> None:
+    """A recipe's "15 g" and "250" are among its heaviest words, but say what it measures, not what it is about: "16 to
+    20 g" of another page is no anchor for it. A number its title writes names it still ("Rust 2018")."""
+    corpus, finder = filler_site(site, "Rust deploys, queues and workers", [  # "Rust" on every page: no name alone
+        ("/ratios/", "Understanding Ratios", "Weigh 15 g and 250 g, or 16 g and 250 g, or 20 g and 320 g, or 18 g."),
+        ("/espresso/", "Espresso", "Most double baskets hold 16 to 20 g of fine grounds."),
+        ("/edition/", "What is Rust 2018?", "The edition brings modules and lifetimes in 2018 to everyone."),
+        ("/release/", "Release", "Rust 2018 shipped modules for everyone."),
+    ])
+    page = {path: corpus.urls.index(url(path)) for path in ("/ratios/", "/espresso/", "/edition/", "/release/")}
+    assert finder.anchors(page["/espresso/"], page["/ratios/"]) == [Anchor("Understanding Ratios", "title", 0.0)]
+    assert finder.anchors(page["/release/"], page["/edition/"])[0].text == "Rust 2018"
 
 
 def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() -> None:
