@@ -511,10 +511,10 @@ class AnchorFinder:
         """Fill found for the pairs (pair j: pages[j] of the phrases and texts, targets[j]); return the names and
         headings to ask of them (PageNames.held), as (pairs, names), by pair."""
         matches = self._matches(phrases, pages, targets, names)
-        first, last, pair, strength, title_only = strong_windows(
+        first, last, pair, strength, title_only, ending = strong_windows(
             matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
-            matches.whole_title, matches.words, phrases.valid, phrases.content_before, phrases.own_title_before,
-            phrases.previous_same)
+            matches.whole_title, matches.words, phrases.valid, phrases.content_before, phrases.article,
+            phrases.own_title_before, phrases.previous_same)
         keep = np.ones(len(first), dtype=bool)
         for window in np.flatnonzero(title_only).tolist():  # few: the title itself, word for word, or nothing
             target, text = targets[pair[window]], texts[pages[pair[window]]]
@@ -525,8 +525,8 @@ class AnchorFinder:
             keep &= ~other_versions(first, last, pair, targets, phrases.version_first, phrases.version_last, version_ids,
                                     *self._name_versions)
         if not keep.all():  # nearly always all: four copies of ~20 windows a pair saved
-            first, last, pair, strength = first[keep], last[keep], pair[keep], strength[keep]
-        choose(pair, strength, first, last, phrases.starts, phrases.ends, phrases.dotted_before, phrases.collocated,
+            first, last, pair, strength, ending = first[keep], last[keep], pair[keep], strength[keep], ending[keep]
+        choose(pair, strength, first, last, ending, phrases.starts, phrases.ends, phrases.dotted_before, phrases.collocated,
                SHORTER_ANCHOR, found.best, found.starts, found.ends, found.strengths)
         pairs, asked = _joined([self.said_names.held(phrases, pages, targets), self.headings.held(phrases, pages, targets)])
         by_pair = np.argsort(pairs, kind="stable")

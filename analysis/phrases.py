@@ -46,6 +46,7 @@ class Phrases:
     run_keys: np.ndarray  # the distinct keys (page * (terms + 1) + term + 1: the page's place among these), sorted
     valid: np.ndarray  # (words, sizes): the window of this size starting at this word may be an anchor
     content_before: np.ndarray  # non-stop words before each word
+    article: np.ndarray  # per word: an article (words.ARTICLES), which may start a window and weighs as a word of it
     own_title: np.ndarray  # per word: a content word of its own page's title (_own_title_words)
     own_title_before: np.ndarray  # such words before each word
     dotted_before: np.ndarray  # words before each word joined to their next by a dot ("1.32.0": 2 before "0")
@@ -70,7 +71,8 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     terms = len(keywords.vocabulary)
     keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
     content_before = np.concatenate([[0], np.cumsum(~stop)])
-    valid = _valid_windows(stop, tokens.joined, dotted, tokens.slashed | tokens.capitals, blocked)
+    valid = _valid_windows(stop, tokens.joined, dotted, tokens.slashed | tokens.capitals, tokens.article,
+                           tokens.phrase_end, blocked)
     places, pairs = tokens.neighbours()
     collocated = np.zeros(len(ids), dtype=bool)
     collocated[places[among(pairs, keywords.collocations)]] = True
@@ -86,20 +88,24 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     own_title = np.empty(count, dtype=bool)
     own_title[order] = np.repeat(_own_title_words(corpus, keywords, pages, run_keys, terms), np.diff(runs))
     return Phrases(ids, tokens.starts, tokens.ends - 2 * tokens.possessive, order, runs, run_keys, valid,
-                   content_before, own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before, collocated,
-                   version_first, version_last, versions, previous_same, terms)
+                   content_before, tokens.article, own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before,
+                   collocated, version_first, version_last, versions, previous_same, terms)
 
 
 @compiled
-def _valid_windows(stop: np.ndarray, joined: np.ndarray, dotted: np.ndarray, named: np.ndarray, blocked: np.ndarray) -> np.ndarray:
+def _valid_windows(stop: np.ndarray, joined: np.ndarray, dotted: np.ndarray, named: np.ndarray, article: np.ndarray,
+                   phrase_end: np.ndarray, blocked: np.ndarray) -> np.ndarray:
     """(words, sizes): whether the window of MIN_WORDS + column words from each word may be an anchor. Its words
     are joined one to the next (one run), none blocked; it neither starts nor ends on a stop word (but for one named
-    with a word that is none: joined to it by a slash or in capitals, "I/O", "NOT NULL", "GROUP BY"; not "and/or"), nor
+    with a word that is none: joined to it by a slash or in capitals, "I/O", "NOT NULL", "GROUP BY"; not "and/or"; and
+    an article before a word that is none starts one that ends a noun phrase (words.Tokens.phrase_end): "with the
+    AeroPress in" makes "the AeroPress", "a great first brewer" no "a great"), nor
     between two words dotted ("1.32.0") or named, and holds MIN_WORDS words at least, counting those dotted as one."""
     count = len(stop)
     valid = np.zeros((count, MAX_WORDS - MIN_WORDS + 1), np.bool_)
     for first in range(count):
-        if ((stop[first] and not (named[first] and not stop[first + 1])) or blocked[first]
+        opens = first + 1 < count and (named[first] or article[first]) and not stop[first + 1]
+        if ((stop[first] and not opens) or blocked[first]
                 or (first > 0 and (dotted[first - 1] or named[first - 1]))):
             continue
         dots = 0  # words of the window joined to their next by a dot
@@ -109,7 +115,8 @@ def _valid_windows(stop: np.ndarray, joined: np.ndarray, dotted: np.ndarray, nam
             dots += dotted[last - 1]
             size = last - first + 1
             valid[first, size - MIN_WORDS] = ((not stop[last] or (named[last - 1] and not stop[last - 1])) and not dotted[last]
-                                              and not named[last] and size - dots >= MIN_WORDS)
+                                              and not named[last] and size - dots >= MIN_WORDS
+                                              and (phrase_end[last] or not (stop[first] and article[first])))
     return valid
 
 

@@ -182,17 +182,21 @@ def _sort_by_code(codes: np.ndarray, query_of: np.ndarray, start: int, end: int)
 @compiled
 def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, seeds: np.ndarray, titled: np.ndarray,
                    partial: np.ndarray, own: np.ndarray, whole_title: np.ndarray, words: int, valid: np.ndarray,
-                   content_before: np.ndarray, own_title_before: np.ndarray, previous_same: np.ndarray):
-    """(first word, last word, pair, strength, title only) of every window of MIN_WORDS..MAX_WORDS words that holds
-    a seed and reaches MIN_STRENGTH, by pair, then first word, then size.
+                   content_before: np.ndarray, article: np.ndarray, own_title_before: np.ndarray, previous_same: np.ndarray):
+    """(first word, last word, pair, strength, title only, ending) of every window of MIN_WORDS..MAX_WORDS words that
+    holds a seed and reaches MIN_STRENGTH, by pair, then first word, then size.
 
     codes (sorted) are the matches, pair * words + word, with their attributes (anchors.Matches). A window starts at
     most MAX_WORDS - 1 words before a seed whose nearby matched weight may reach MIN_STRENGTH, and spans it. Its upper
     bound (every match counted, a repeated term each time) is checked first; its strength counts each target term
-    once, less EXTRA_WORD_PENALTY per other content word, and is 0 for a window that holds no rare word and not every
+    once, less EXTRA_WORD_PENALTY per other content word and for an article it starts on ("the AeroPress" weighs what
+    "portable AeroPress" and "AeroPress brews" do), and is 0 for a window that holds no rare word and not every
     title word of a whole_title target, that holds a partial match, or whose words of the target are all words of its
     own page's title, some not the target's title words, or that says nothing but its own page's title words, not all
-    the target's. "Title only": the window holds no rare word (anchors.py keeps it only if it is the title).
+    the target's. "Title only": the window holds no rare word (anchors.py keeps it only if it is the title). Ending
+    (choose's last preference, among windows equal in all else): 1 for a window that starts on an article ("the
+    AeroPress"), else 2 for one that ends on a word of its target ("portable AeroPress"), 0 for the others ("AeroPress
+    brews").
     """
     count = len(codes)
     weight_before = np.zeros(count + 1)
@@ -201,15 +205,17 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
     capacity = WINDOWS_AT_FIRST
     firsts, lasts, pairs = np.empty(capacity, np.int64), np.empty(capacity, np.int64), np.empty(capacity, np.int64)
     strengths, title_only = np.empty(capacity, np.float32), np.empty(capacity, np.bool_)
+    endings = np.empty(capacity, np.int8)
     state = np.zeros(_STATE, np.int64)  # where the scan stopped: it stops when the windows might not fit
     state[_LAST_START] = -1
     while not _scan(state, codes, weights, rare, seeds, titled, partial, own, whole_title, words, valid, content_before,
-                    own_title_before, previous_same, weight_before, firsts, lasts, pairs, strengths, title_only):
+                    article, own_title_before, previous_same, weight_before, firsts, lasts, pairs, strengths, title_only,
+                    endings):
         capacity *= 2
         firsts, lasts, pairs = _grown(firsts, capacity), _grown(lasts, capacity), _grown(pairs, capacity)
-        strengths, title_only = _grown(strengths, capacity), _grown(title_only, capacity)
+        strengths, title_only, endings = _grown(strengths, capacity), _grown(title_only, capacity), _grown(endings, capacity)
     kept = state[_KEPT]
-    return firsts[:kept], lasts[:kept], pairs[:kept], strengths[:kept], title_only[:kept]
+    return firsts[:kept], lasts[:kept], pairs[:kept], strengths[:kept], title_only[:kept], endings[:kept]
 
 
 _SEED, _KEPT, _LAST_START, _NEAR_LOW, _NEAR_HIGH, _LOW, _STATE = range(7)  # strong_windows' scan state, by place
@@ -219,9 +225,9 @@ WINDOWS_A_SEED = MAX_WORDS * (MAX_WORDS - MIN_WORDS + 1)  # the most windows one
 @compiled
 def _scan(state: np.ndarray, codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, seeds: np.ndarray,
           titled: np.ndarray, partial: np.ndarray, own: np.ndarray, whole_title: np.ndarray, words: int,
-          valid: np.ndarray, content_before: np.ndarray, own_title_before: np.ndarray, previous_same: np.ndarray,
-          weight_before: np.ndarray, firsts: np.ndarray, lasts: np.ndarray, pairs: np.ndarray, strengths: np.ndarray,
-          title_only: np.ndarray) -> bool:
+          valid: np.ndarray, content_before: np.ndarray, article: np.ndarray, own_title_before: np.ndarray,
+          previous_same: np.ndarray, weight_before: np.ndarray, firsts: np.ndarray, lasts: np.ndarray, pairs: np.ndarray,
+          strengths: np.ndarray, title_only: np.ndarray, endings: np.ndarray) -> bool:
     """strong_windows from the state on, into the arrays: True when every seed is done, False (the state kept) when
     the arrays may not hold a next seed's windows. Arrays are never replaced here: a grown array assigned in the loop
     had numba count references at every step (a third of the time)."""
@@ -260,7 +266,7 @@ def _scan(state: np.ndarray, codes: np.ndarray, weights: np.ndarray, rare: np.nd
                 bound = weight_before[high] - weight_before[low] + EXTRA_WORD_PENALTY * ((high - low) - np.float64(content))
                 if bound < MIN_STRENGTH - BOUND_SLACK:
                     continue
-                strength = -extra * content
+                strength = -extra * (content + np.float32(article[first]))
                 holds_rare = holds_partial = False
                 all_own = all_titled = True
                 title_words = hits = 0
@@ -283,6 +289,7 @@ def _scan(state: np.ndarray, codes: np.ndarray, weights: np.ndarray, rare: np.nd
                     continue
                 firsts[kept], lasts[kept], pairs[kept] = first, last, pair
                 strengths[kept], title_only[kept] = strength, not holds_rare
+                endings[kept] = 1 if article[first] else 2 * (high > low and codes[high - 1] == start + size - 1)
                 kept += 1
     state[_KEPT] = kept
     return True
@@ -311,22 +318,25 @@ def spoken_words(first: int, last: int, dotted_before: np.ndarray) -> int:
 
 
 @compiled
-def choose(pair: np.ndarray, strength: np.ndarray, first: np.ndarray, last: np.ndarray, word_starts: np.ndarray,
-           word_ends: np.ndarray, dotted_before: np.ndarray, collocated: np.ndarray, shorter: float, best: np.ndarray,
-           chosen_starts: np.ndarray, chosen_ends: np.ndarray, chosen_strengths: np.ndarray) -> None:
+def choose(pair: np.ndarray, strength: np.ndarray, first: np.ndarray, last: np.ndarray, ending: np.ndarray,
+           word_starts: np.ndarray, word_ends: np.ndarray, dotted_before: np.ndarray, collocated: np.ndarray, shorter: float,
+           best: np.ndarray, chosen_starts: np.ndarray, chosen_ends: np.ndarray, chosen_strengths: np.ndarray) -> None:
     """Fill each pair's strongest strength (best) and its most preferred windows that do not overlap, one a column of
     chosen_* (their character spans, from word first to word last: word_starts, word_ends; the earliest first among
     equals), greedily. The windows come by pair (strong_windows' order); a window's preference is its strength less
     `shorter` times the pair's best for each word a reader counts (spoken_words), and one that cuts none of the site's
-    collocations (cuts_a_collocation) goes before any that does: "survey working group", not "survey working". The best
-    strength counts every window: the source names the target whether or not a phrase runs on. Each window's words are
+    collocations (cuts_a_collocation) goes before any that does: "survey working group", not "survey working"; among
+    equals, by ending (strong_windows: "portable AeroPress", then "the AeroPress", then "AeroPress brews"). The best
+    strength counts every window but those that start on an article: the source names the target whether or not a
+    phrase runs on, and "the advisory" says no more of it than "security issue in the advisory" does. Each window's words are
     read here, not by numpy passes over them all (~21 ns a window: 1.8 CPU-s at 100,000 synthetic pages)."""
     count, slots = len(pair), chosen_starts.shape[1]
     run = 0
     while run < count:
         owner, end = pair[run], run
         while end < count and pair[end] == owner:
-            best[owner] = max(best[owner], strength[end])
+            if ending[end] != 1:  # an article adds a word to show, not evidence: no stronger than the phrase without it
+                best[owner] = max(best[owner], strength[end])
             end += 1
         step = np.float32(shorter) * best[owner]
         preference, whole = np.empty(end - run), np.empty(end - run, np.bool_)
@@ -340,7 +350,8 @@ def choose(pair: np.ndarray, strength: np.ndarray, first: np.ndarray, last: np.n
         for slot in range(slots):
             top = -1
             for at in range(end - run):
-                if left[at] and (top < 0 or (whole[at], preference[at]) > (whole[top], preference[top])):
+                if left[at] and (top < 0 or (whole[at], preference[at], ending[run + at])
+                                 > (whole[top], preference[top], ending[run + top])):
                     top = at
             if top < 0:
                 break

@@ -40,6 +40,27 @@ _CAPITAL_A, _CAPITAL_Z, _DIGIT_0, _DIGIT_9, _UNDERSCORE, _DASH = (ord(character)
 _FNV_OFFSET, _FNV_PRIME = np.uint64(0xCBF29CE484222325), np.uint64(0x100000001B3)
 
 
+ARTICLES = ("a", "an", "the")  # may start an anchor: "with the AeroPress in the morning" (phrases._valid_windows)
+PHRASE_BREAKS = (  # words no noun phrase runs on through: "a kettle with", "the Chemex and", not "a blade mill"
+    "about above across after against along among and are around as at be because been before behind below beside "
+    "between beyond but by can could did do does down during for from had has have if in into is may might must nor of "
+    "off on onto or out over should since so than that through to toward towards under until up upon via was were when "
+    "where whether which while who whom whose will with within without would").split()
+ARTICLE, PHRASE_BREAK = 1, 2  # _function_words' values
+
+
+@lru_cache(maxsize=1)
+def _function_words() -> HashTable:
+    """The packed spellings (_pack's rows) of ARTICLES and PHRASE_BREAKS, lower-case, capitalised and in capitals, to
+    ARTICLE or PHRASE_BREAK: one probe a word, where np.isin sorted every word of the texts (2.5 s more of the keyword
+    fit at 100,000 synthetic pages; BENCHMARKS.md, "Quality")."""
+    kinds = {spelling: kind for words, kind in ((PHRASE_BREAKS, PHRASE_BREAK), (ARTICLES, ARTICLE))
+             for word in words for spelling in (word, word.capitalize(), word.upper())}
+    keys = np.zeros((len(kinds), 2), dtype=np.uint64)
+    keys[:, 0] = [sum(ord(character) << 7 * place for place, character in enumerate(spelling)) for spelling in kinds]
+    return HashTable(np.int8).with_added(keys, np.array(list(kinds.values()), dtype=np.int8))
+
+
 _VOWEL = re.compile("[aeiouy]")
 _NOT_PLURAL = frozenset({"news"})  # Porter2's one such word that names pages: "News" is no plural of "new"
 
@@ -91,6 +112,8 @@ class Tokens:
     slashed: np.ndarray  # bool: joined to the next word by a slash
     capitals: np.ndarray  # bool: this word and the next are in capitals, a space apart
     possessive: np.ndarray  # bool: the word ends in 's ("Rust's", "team's"): an anchor that ends on it ends before that
+    article: np.ndarray  # bool: the word is an article (ARTICLES), which may start an anchor
+    phrase_end: np.ndarray  # bool: no noun phrase runs on past the word: a break or a word of PHRASE_BREAKS comes next
     counts: np.ndarray  # words per text
 
     def select(self, texts: np.ndarray | list[int]) -> Tokens:
@@ -99,7 +122,8 @@ class Tokens:
         first = (np.cumsum(self.counts) - self.counts)[texts]
         words = np.arange(counts.sum()) + np.repeat(first - (np.cumsum(counts) - counts), counts)
         return Tokens(self.ids[words], self.starts[words], self.ends[words], self.joined[words], self.dotted[words],
-                      self.slashed[words], self.capitals[words], self.possessive[words], counts)
+                      self.slashed[words], self.capitals[words], self.possessive[words], self.article[words],
+                      self.phrase_end[words], counts)
 
     def neighbours(self) -> tuple[np.ndarray, np.ndarray]:
         """(places, keys) of each content word followed in the same phrase by another content word (a space or a hyphen
@@ -117,7 +141,7 @@ class TokenFile:
     at 13 bytes a word on disk, none in memory (5.9 GB at 1,000,000 synthetic pages; BENCHMARKS.md, "Analysis")."""
 
     RECORD = np.dtype([("id", "<i4"), ("start", "<i4"), ("end", "<i4"), ("flags", "u1")])  # flags: FLAGS' bits in turn
-    FLAGS = ("joined", "dotted", "slashed", "capitals", "possessive")
+    FLAGS = ("joined", "dotted", "slashed", "capitals", "possessive", "article", "phrase_end")
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(buffering=0)  # unbuffered: what is written is there for os.pread
@@ -231,11 +255,15 @@ class Vocabulary:
         capitals = next_to & (between == ord(" ")) & in_capitals[:-1] & in_capitals[1:]
         possessive = (ends - starts > 2) & _among(codes[ends - 2], "'\u2019") & ((codes[ends - 1] | 0x20) == ord("s"))
         keys = _pack(codes, starts, ends)
+        kind = _function_words().get(keys)[0]
+        article, breaks = kind == ARTICLE, kind == PHRASE_BREAK
         ids, unknown = self._known(keys, np.arange(len(keys)))
         tokens = Tokens(ids=ids, starts=(starts - text_starts[text_of]).astype(np.int32),
                         ends=(ends - text_starts[text_of]).astype(np.int32), joined=np.append(joined, False),
                         dotted=np.append(dotted, False), slashed=np.append(slashed, False),
-                        capitals=np.append(capitals, False), possessive=possessive, counts=np.bincount(text_of, minlength=len(texts)))
+                        capitals=np.append(capitals, False), possessive=possessive, article=article,
+                        phrase_end=~np.append(joined, False) | np.append(breaks[1:], True),
+                        counts=np.bincount(text_of, minlength=len(texts)))
         return Split(tokens, text, starts, ends, keys, unknown)
 
     def identify(self, split: Split) -> Tokens:

@@ -43,7 +43,8 @@ from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyC
 from analysis.scope import Scope, ScopeError
 from analysis.vague import is_vague, vague_links
 from analysis.score import Suggestion, _firsts, rank
-from analysis.words import PHRASE_JOINERS, WORD, TokenFile, Tokens, Vocabulary, is_stop_word, run_hashes, stem, terms
+from analysis.words import (ARTICLES, PHRASE_BREAKS, PHRASE_JOINERS, WORD, TokenFile, Tokens, Vocabulary, is_stop_word,
+                            run_hashes, stem, terms)
 from conftest import ROOT
 from linkspider.db import open_database
 from linkspider.sentences import sentence_at, sentence_spans
@@ -1099,8 +1100,12 @@ def assert_text_anchor(corpus: Corpus, source: int, anchor: Anchor) -> None:
     text = corpus.texts[source]
     words = WORD.findall(anchor.text)
     assert 2 <= len(words) <= 6, anchor
-    assert not is_stop_word(words[0]) and not is_stop_word(words[-1]), anchor
     assert text[anchor.offset:anchor.offset + len(anchor.text)] == anchor.text
+    assert not is_stop_word(words[-1]), anchor
+    if is_stop_word(words[0]):  # an article, before a word that is none, at the start of a phrase that ends there
+        assert spelled(words[0], ARTICLES) and not is_stop_word(words[1]), anchor
+        after = re.match(rf"([{re.escape(PHRASE_JOINERS)}])({WORD.pattern})", text[anchor.offset + len(anchor.text):])
+        assert after is None or spelled(after[2], PHRASE_BREAKS), (anchor, after)
     start, end = sentence_at(text, anchor.offset, sentence_spans(text))  # from all spans: not the line-local scan anchors use
     assert anchor.context == text[start:end] and anchor.text in anchor.context
     assert anchor.offset + len(anchor.text) <= end
@@ -1296,10 +1301,10 @@ def test_the_window_scan_resumes_where_it_stopped_to_grow_its_arrays(site: Site)
     copies = 200
     phrases = phrases_of(corpus, finder.keywords, [source])
     matches = finder._matches(phrases, np.zeros(copies, dtype=np.int64), np.full(copies, target), finder.target_terms(np.array([target])))
-    first, last, pair, strength, _ = strong_windows(
+    first, last, pair, strength, *_ = strong_windows(
         matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
-        matches.whole_title, matches.words, phrases.valid, phrases.content_before, phrases.own_title_before,
-        phrases.previous_same)
+        matches.whole_title, matches.words, phrases.valid, phrases.content_before, phrases.article,
+        phrases.own_title_before, phrases.previous_same)
     assert len(first) > 2 * WINDOWS_AT_FIRST  # grown twice at least
     per_copy = np.bincount(pair, minlength=copies)
     assert (per_copy == per_copy[0]).all() and per_copy[0] > 0
@@ -1912,7 +1917,8 @@ def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:
                 zip(words.starts[first].tolist(), words.ends[last].tolist(),
                     [spoken_words(*window, words.dotted_before) for window in zip(first.tolist(), last.tolist())])}
     assert windows(0) == {"Rust 1.32.0": 2, "1.32.0 from crates.io": 3, "crates.io or the Swift/Kotlin": 5, "Swift/Kotlin": 2,
-                          "Swift/Kotlin mirror": 3, "Swift/Kotlin mirror today": 4, "mirror today": 2}  # "Get" is a stop word
+                          "Swift/Kotlin mirror": 3, "Swift/Kotlin mirror today": 4, "mirror today": 2,  # "Get" is a stop word
+                          "the Swift/Kotlin mirror today": 5}  # an article starts a phrase that ends there
     assert windows(2) == {  # a stop word inside a name in capitals may be its first or last word ("NOT NULL", "GROUP BY")
         "Ordering by GROUP BY": 4, "Ordering by GROUP BY terms": 5, "Ordering by GROUP BY terms saves": 6, "GROUP BY": 2,
         "GROUP BY terms": 3, "GROUP BY terms saves": 4, "GROUP BY terms saves HTTP/2": 6, "terms saves": 2, "HTTP/2": 2,
@@ -1926,7 +1932,7 @@ def test_a_window_never_splits_what_a_reader_sees_as_one_word() -> None:
     ratio = phrases_of(plain_corpus([text], ["Brewing"]), Keywords([text]), [0])
     first, size = np.nonzero(ratio.valid)  # "1:16" is one word too, as a time "10:30" is: never "16 ratio"
     assert {text[ratio.starts[start]:ratio.ends[start + size + MIN_WORDS - 1]] for start, size in zip(first, size)} == {
-        "Brew a 1:16", "Brew a 1:16 ratio", "1:16 ratio"}
+        "Brew a 1:16", "Brew a 1:16 ratio", "1:16 ratio", "a 1:16 ratio"}  # not "a 1:16": the phrase runs on
 
 
 def test_the_phrases_word_order_is_a_stable_argsort_of_their_keys() -> None:
@@ -2006,13 +2012,18 @@ def test_a_number_that_extends_a_section_number_is_that_sections() -> None:
     assert plain._version_id("8.16.6") == -1
 
 
+def spelled(word: str, among: tuple[str, ...] | list[str]) -> bool:
+    return any(word in (known, known.capitalize(), known.upper()) for known in among)
+
+
 def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -> None:
     """tokenize classifies code points in a compiled loop instead of running the regex for the spans: the same words
     anywhere."""
     rng = np.random.default_rng(7)
     alphabet = list("absS Z09_'\u2019--../ ,!?:\n\t") + ["\u00e9", "\u00df", "\u4e2d", "\u0663", "\U0001f600", "\u00a0", "\u2013"]
     texts = ["", "don't well-known a--b x'-y 'quoted' -dash- Rust 1.51 CI/CD", "\u00e9t\u00e9-\u00e0 na\u00efve\u2019s",
-             "Rust's team\u2019S it's s'-s x's-y", "by GROUP BY ORDER_1 Z-9 EC2 Ab A SS caf\u00c9 \u00c9T\u00c9 S3"]
+             "Rust's team\u2019S it's s'-s x's-y", "by GROUP BY ORDER_1 Z-9 EC2 Ab A SS caf\u00c9 \u00c9T\u00c9 S3",
+             "The AeroPress, a kettle With an AN the-end THE tHe thee In the blade mill of"]
     texts += ["".join(rng.choice(alphabet, int(rng.integers(0, 60)))) for _ in range(300)]
     vocabulary = Vocabulary()
     tokens = vocabulary.tokenize(texts)
@@ -2035,7 +2046,18 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
             gap == " " and first and second for gap, first, second in zip(gaps, capitals, capitals[1:])] + [False] * bool(count)
         assert tokens.possessive[at:at + count].tolist() == [
             end - start > 2 and text[end - 2] in "'\u2019" and text[end - 1] in "sS" for start, end in spans]
+        words = [text[start:end] for start, end in spans]
+        assert tokens.article[at:at + count].tolist() == [spelled(word, ARTICLES) for word in words]
+        assert tokens.phrase_end[at:at + count].tolist() == [
+            not ((gap in PHRASE_JOINERS and len(gap) == 1) or ratio) or spelled(word, PHRASE_BREAKS)
+            for gap, ratio, word in zip(gaps, ratios, words[1:])] + [True] * bool(count)
         at += count
+    stored = TokenFile()  # every field, flags included, comes back as written, in any order of texts
+    stored.write(tokens, np.arange(len(texts)))
+    stored.close_writing()
+    asked = [4, 5, 0, 3, 300]
+    for field in Tokens.__dataclass_fields__:
+        assert np.array_equal(getattr(stored.read(asked), field), getattr(tokens.select(asked), field)), field
 
 
 def test_term_ids_are_given_in_the_order_words_are_first_seen_whether_looked_up_packed_or_by_spelling() -> None:
@@ -2207,6 +2229,25 @@ def test_an_anchor_of_a_plain_number_names_nothing_of_the_page_it_links(site: Si
     assert finder().anchors(source, target)[0].text == "15 times"
 
 
+def test_an_article_starts_an_anchor_that_ends_a_phrase(site: Site) -> None:
+    """A name of one word needs a second: "the AeroPress" where no other word stands beside it in the phrase (before,
+    the shortest anchor was "AeroPress in the morning"), but a word of its own phrase before an article ("portable
+    Chemex", though "The Chemex," comes first and is as strong), and no article where the phrase runs on ("the Kalita
+    lid" is "Kalita lid", not "the Kalita")."""
+    corpus, finder = filler_site(site, "kettles, scales and grinders", [
+        ("/aeropress/", "AeroPress Recipes", "An AeroPress brews a small cup."),
+        ("/chemex/", "Chemex Recipes", "A Chemex brews a clean cup."),
+        ("/kalita/", "Kalita Recipes", "A Kalita brews a sweet cup."),
+        ("/alone/", "Mornings", "For a cleaner cup, brew with the AeroPress in the morning."),
+        ("/modifier/", "Travel", "The Chemex, they say, is slow. For a cleaner cup, brew with the portable Chemex in the morning."),
+        ("/runs-on/", "Lids", "For a cleaner cup, fit the Kalita lid tightly."),
+    ])
+    page = {path: corpus.urls.index(url(path)) for path in ("/aeropress/", "/chemex/", "/kalita/", "/alone/", "/modifier/", "/runs-on/")}
+    best = {source: finder.anchors(page[source], page[target])[0].text
+            for source, target in (("/alone/", "/aeropress/"), ("/modifier/", "/chemex/"), ("/runs-on/", "/kalita/"))}
+    assert best == {"/alone/": "the AeroPress", "/modifier/": "portable Chemex", "/runs-on/": "Kalita lid"}
+
+
 def test_a_quantity_names_no_page_unless_its_title_writes_the_number(site: Site) -> None:
     """A recipe's "15 g" and "250" are among its heaviest words, but say what it measures, not what it is about: "16 to
     20 g" of another page is no anchor for it. A number its title writes names it still ("Rust 2018")."""
@@ -2223,34 +2264,36 @@ def test_a_quantity_names_no_page_unless_its_title_writes_the_number(site: Site)
 
 def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() -> None:
     """windows.choose scans each pair's windows (they come by pair, then start): it must pick what a plain sort and a
-    greedy scan pick (a whole phrase before one that cuts a collocation, then by preference), and each pair's
-    strongest strength, whole or not."""
+    greedy scan pick (a whole phrase before one that cuts a collocation, then by preference, then by ending), and each
+    pair's strongest strength, whole or not, of the windows that do not start on an article."""
     rng = np.random.default_rng(3)
     windows = []
     for pair in range(300):
         for _ in range(int(rng.integers(0, 9))):
             start = int(rng.integers(0, 60))
             windows.append((pair, start, start + int(rng.integers(1, 15)), int(rng.integers(0, 4)) / 4,  # many ties
-                            bool(rng.random() < 0.8)))
+                            bool(rng.random() < 0.8), int(rng.integers(0, 3))))
     windows.sort(key=lambda window: window[:2])  # strong_windows' order (stable: equal starts keep their order)
-    pair, starts, ends, strength, whole = (np.array(column) for column in zip(*windows))
+    pair, starts, ends, strength, whole, ending = (np.array(column) for column in zip(*windows))
     first = 3 * np.arange(len(pair)) + 1  # each window its own two words, the last joined to the next word if it cuts
     words = 3 * len(pair) + 1
     collocated, word_starts, word_ends = np.zeros(words, dtype=bool), np.zeros(words, dtype=np.int64), np.zeros(words, dtype=np.int64)
     collocated[first + 1], word_starts[first], word_ends[first + 1] = ~whole, starts, ends
     found = anchors.Found.empty(300)
-    choose(pair, strength.astype(np.float32), first, first + 1, word_starts, word_ends, np.zeros(words + 1, dtype=np.int64),
+    choose(pair, strength.astype(np.float32), first, first + 1, ending.astype(np.int8), word_starts, word_ends, np.zeros(words + 1, dtype=np.int64),
            collocated, 0.0, found.best, found.starts, found.ends, found.strengths)  # preference: strength
     chosen = {owner: [(int(start), int(end), float(value)) for start, end, value in zip(*row) if start >= 0]
               for owner, row in enumerate(zip(found.starts, found.ends, found.strengths))}
     expected: dict[int, list[tuple[int, int, float]]] = {owner: [] for owner in range(300)}
-    for place in sorted(range(len(windows)), key=lambda place: (windows[place][0], not windows[place][4], -windows[place][3], place)):
-        owner, start, end, value, _ = windows[place]
+    for place in sorted(range(len(windows)), key=lambda place: (windows[place][0], not windows[place][4], -windows[place][3],
+                                                      -windows[place][5], place)):
+        owner, start, end, value, *_ = windows[place]
         taken = expected[owner]
         if len(taken) < anchors.ALTERNATIVES and all(end <= other_start or other_end <= start for other_start, other_end, _ in taken):
             taken.append((start, end, value))
     assert chosen == expected
-    assert found.best.tolist() == [max((window[3] for window in windows if window[0] == owner), default=0.0) for owner in range(300)]
+    assert found.best.tolist() == [max((window[3] for window in windows if window[0] == owner and window[5] != 1), default=0.0)
+                                   for owner in range(300)]  # but for an article's windows (ending 1)
     assert sum(map(len, chosen.values())) > 300  # pairs with two or three anchors, not only one
     assert any(not window[4] and (window[1], window[2], window[3]) in chosen[window[0]] for window in windows)  # cut, when no whole one is left
 
