@@ -61,6 +61,7 @@ DIRECTION_WEIGHT = 0.1  # 0.2 gained a little more recall on the blogs but burie
 MAX_TARGET_SHARE = 0.02  # of the whole queue, for any one target (the default hub guard)
 MIN_CAP = 3  # suggestions per target the default hub guard always allows
 SAME_ANCHOR_PAGES = 2  # pages that may point one anchor text at one target: editors repeat a name, not a dozen times
+LATER_ROWS_AT_FIRST = 4  # of a source's rows past its first, searched at once the first time one is walked (Ranked._row)
 ROWS_AT_ONCE = 65_536  # rows of the queue turned into Python values at a time (Ranked._columns)
 
 
@@ -112,23 +113,33 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
 
     With no max_per_target, the cap is the largest that keeps every target within MAX_TARGET_SHARE
     of the queue, but not below MIN_CAP: on a small site 2% of the queue is less than one suggestion.
+    A lower cap never lengthens the queue, so no cap between the one tried and the one its queue allows can hold: the
+    next tried is the one allowed, and filled again only where the queue holds more of some target (else it is the same
+    queue): one fill where a step of one took 40 on a 1,000-page site whose sources fill half their places, a minute
+    (BENCHMARKS.md, "Analysis").
     """
     ranked = _scored(corpus, candidates, finder, max_per_page, progress)
     with _garbage_collector_paused():
         if max_per_target is None:
             per_source = np.bincount(candidates.source, minlength=len(corpus)) if len(candidates) else np.zeros(0, np.int64)
-            cap = max(MIN_CAP, int(MAX_TARGET_SHARE * int(np.minimum(per_source, max_per_page).sum())))
-            while True:
-                queue, hubs = ranked.fill(max_per_page, cap)
-                if cap == MIN_CAP or cap <= MAX_TARGET_SHARE * len(queue):
-                    break
-                cap -= 1
+            cap = _allowed(int(np.minimum(per_source, max_per_page).sum()))
+            queue, wanted = ranked.fill(max_per_page, cap)
+            while _allowed(len(queue)) < cap:
+                cap = _allowed(len(queue))
+                if queue.most_per_target() > cap:
+                    queue, wanted = ranked.fill(max_per_page, cap)
         else:
-            (queue, hubs), cap = ranked.fill(max_per_page, max_per_target), max_per_target
+            (queue, wanted), cap = ranked.fill(max_per_page, max_per_target), max_per_target
+        hubs = queue.hubs(wanted, cap)
     del ranked
     candidates.release()  # their columns (1.1 GB at 1,000,000 pages): the queue holds its rows' own
     return_freed_memory()
     return queue, hubs, cap
+
+
+def _allowed(queued: int) -> int:
+    """The per-target cap that a queue of this length allows by default."""
+    return max(MIN_CAP, int(MAX_TARGET_SHARE * queued))
 
 
 def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_page: int, progress: bool) -> Ranked:
@@ -253,10 +264,11 @@ class Ranked:
     finder: AnchorFinder
     scores: np.ndarray
     later: dict[int, tuple[list[int], list[int], list[float]]] = field(default_factory=dict)  # others' anchors, found
+    ahead: dict[int, int] = field(default_factory=dict)  # of each source: its later rows the next search takes (_row)
 
     def fill(self, max_per_page: int, max_per_target: int) -> tuple[Queue, dict[int, int]]:
-        """The queue, filled in queue order under both caps, and the hubs (target -> rows that wanted it, of each
-        target the cap refused rows of). A row enters where its source and its target have room and an anchor is left
+        """The queue, filled in queue order under both caps, and the rows walked of each target by a source with room
+        left (Queue.hubs reads them). A row enters where its source and its target have room and an anchor is left
         for it: the best text anchor (anchors.text_options) not yet pointing at its target from SAME_ANCHOR_PAGES pages,
         not overlapping its source's others, not another page's name (_page_named), and not a phrase its source links to
         another page, or will (_points_elsewhere); else the title fallback, if that does not point there from as many
@@ -299,8 +311,7 @@ class Ranked:
             used_anchors[key] = used_anchors.get(key, 0) + 1
             per_target[target] = per_target.get(target, 0) + 1
             queue.add(source, target, similarity, round(score, 4), start, end, strength, template_linked, text)
-        hubs = {target: count for target, count in wanted.items() if count > max_per_target == per_target.get(target, 0)}
-        return queue, hubs
+        return queue, wanted
 
     def _in_turn(self, max_per_page: int, refused: list[int]) -> Iterator[tuple]:
         """The rows for fill() to walk, in queue order (_columns): each source's first max_per_page, and for each row
@@ -315,7 +326,7 @@ class Ranked:
         first = _leading(grouped, starts, max_per_page)  # by source, each source's in queue order: a stable sort by score
         first = first[np.argsort(-scores[first], kind="stable")]  # puts them in queue order
         next_place: dict[int, int] = {}  # of each source that had a row refused: the place of its next row to walk
-        waiting: list[tuple[float, int, int, int]] = []  # (-score, source, target, row) of those next rows: queue order
+        waiting: list[tuple[float, int, int, int, int]] = []  # (-score, source, target, row, place in its source's rows)
 
         def walk_next_rows() -> None:
             while refused:
@@ -324,18 +335,18 @@ class Ranked:
                 next_place[source] = at + 1
                 if starts[source] + at < starts[source + 1]:
                     later = int(grouped[starts[source] + at])
-                    heapq.heappush(waiting, (-float(scores[later]), source, int(targets[later]), later))
+                    heapq.heappush(waiting, (-float(scores[later]), source, int(targets[later]), later, at))
 
         for row in self._columns(first):
             if refused:
                 walk_next_rows()
             while waiting and waiting[0] < (-row[3], row[0], row[1]):
-                yield self._row(heapq.heappop(waiting)[3], waiting)
+                yield self._row(heapq.heappop(waiting), waiting)
                 walk_next_rows()
             yield row
         walk_next_rows()
         while waiting:
-            yield self._row(heapq.heappop(waiting)[3], waiting)
+            yield self._row(heapq.heappop(waiting), waiting)
             walk_next_rows()
 
     @cached_property
@@ -357,13 +368,24 @@ class Ranked:
                            candidates.template_linked[part].tolist(),
                            self.found.alternatives(np.searchsorted(self.anchored, part)))
 
-    def _row(self, row: int, waiting: list[tuple[float, int, int, int]]) -> tuple:
-        """What fill() reads of a row past its source's first (_columns). Its anchors are found here, with those of the
-        rows waiting their turn, once (a pair's anchors do not depend on the pairs searched with it): one search for
-        many, since each costs ~15 ms at 100,000 pages, most of it for the targets' terms."""
-        candidates = self.candidates
+    def _row(self, entry: tuple[float, int, int, int, int], waiting: list[tuple[float, int, int, int, int]]) -> tuple:
+        """What fill() reads of a row past its source's first (_columns, from _in_turn's entry). Its anchors are found
+        here, once, with those of the rows waiting their turn and of the rows after each in its source's (a pair's
+        anchors do not depend on the pairs searched with it): LATER_ROWS_AT_FIRST of a source's the first time, twice
+        as many each time after. A source refused once is often refused again (its targets full, its anchors spent),
+        and each search costs ~15 ms at 100,000 pages, most of it for the targets' terms, and reads and splits its
+        sources' texts again: a 1,000-page site whose sources fill half their places took 550 searches, 15 s, for its
+        rows one at a time (BENCHMARKS.md, "Analysis")."""
+        candidates, row = self.candidates, entry[3]
         if row not in self.later:
-            asked = dict.fromkeys([row, *(entry[3] for entry in waiting)])
+            grouped, starts = self._by_source
+            asked: dict[int, None] = {}
+            for _, source, _, later, place in (entry, *waiting):
+                if later not in self.later:
+                    ahead = self.ahead.get(source, LATER_ROWS_AT_FIRST)
+                    self.ahead[source] = 2 * ahead
+                    first = starts[source] + place
+                    asked.update(dict.fromkeys(grouped[first:min(first + ahead, starts[source + 1])].tolist()))
             rows = np.array([later for later in asked if later not in self.later])
             found = self.finder.search_all(candidates.source[rows], candidates.target[rows])
             self.later.update(zip(rows.tolist(), found.alternatives(np.arange(len(rows)))))
@@ -401,6 +423,14 @@ class Queue(Sequence[Suggestion]):
         self.strength.append(strength)
         self.sentence_start.append(sentence_start)
         self.sentence_end.append(sentence_end)
+
+    def most_per_target(self) -> int:
+        return int(np.bincount(np.frombuffer(self.target, dtype=np.int64)).max(initial=0))
+
+    def hubs(self, wanted: dict[int, int], cap: int) -> dict[int, int]:
+        """The targets the cap refused rows of (Ranked.fill's rows walked of each: wanted), each with those rows."""
+        held = np.bincount(np.frombuffer(self.target, dtype=np.int64), minlength=max(wanted, default=-1) + 1)
+        return {target: count for target, count in wanted.items() if count > cap == held[target]}
 
     def records(self, places: np.ndarray | None = None) -> Iterator[tuple]:
         """The suggestions' fields (see records()), in queue order or at these places in turn, without making their

@@ -1036,6 +1036,27 @@ def test_the_default_hub_cap_keeps_every_target_within_its_share(ranked_site: tu
     assert (queue, hubs) == ranked(corpus, candidates, AnchorFinder(corpus, keywords), per_page, cap)
 
 
+@pytest.mark.parametrize("share, fills", [(0.16, 2), (0.3, 1)])
+def test_the_default_hub_cap_is_the_largest_that_holds(ranked_site: tuple[Corpus, Keywords], monkeypatch: pytest.MonkeyPatch,
+                                                       share: float, fills: int) -> None:
+    """rank jumps from a cap to the one its queue allows, and fills again only where that holds a target back: the cap
+    it ends on holds, one more does not, and the queue is the one that cap fills. (A share of 2% gives this small
+    site MIN_CAP at once: at these shares its first cap is one its queue does not allow, and at 0.16 the next binds.)"""
+    monkeypatch.setattr(score, "MAX_TARGET_SHARE", share)
+    filled = []
+    fill = score.Ranked.fill
+    monkeypatch.setattr(score.Ranked, "fill", lambda self, *caps: filled.append(caps) or fill(self, *caps))
+    corpus, keywords = ranked_site
+    candidates = every_pair(corpus, keywords)
+    places = sum(min(count, 4) for count in Counter(candidate.source for candidate in candidates).values())
+    queue, hubs, cap = rank(corpus, Candidates.of(candidates), AnchorFinder(corpus, keywords), 4)
+    assert cap < int(share * places) and len(filled) == fills
+    assert cap == score.MIN_CAP or cap <= share * len(queue)
+    assert (queue, hubs) == ranked(corpus, candidates, AnchorFinder(corpus, keywords), 4, cap)
+    wider, _ = ranked(corpus, candidates, AnchorFinder(corpus, keywords), 4, cap + 1)
+    assert cap + 1 > share * len(wider)
+
+
 def test_the_same_anchor_points_at_a_target_from_two_pages_at_most(tmp_path: Path) -> None:
     built = blog_site(tmp_path / "twins.db", SLUGS, links=False)
     original = prose("aeropress-recipes")
