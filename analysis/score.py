@@ -126,7 +126,7 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
             queue, wanted = ranked.fill(max_per_page, cap)
             while _allowed(len(queue)) < cap:
                 cap = _allowed(len(queue))
-                if queue.most_per_target() > cap:
+                if queue.per_target().max(initial=0) > cap:
                     queue, wanted = ranked.fill(max_per_page, cap)
         else:
             (queue, wanted), cap = ranked.fill(max_per_page, max_per_target), max_per_target
@@ -424,12 +424,13 @@ class Queue(Sequence[Suggestion]):
         self.sentence_start.append(sentence_start)
         self.sentence_end.append(sentence_end)
 
-    def most_per_target(self) -> int:
-        return int(np.bincount(np.frombuffer(self.target, dtype=np.int64)).max(initial=0))
+    def per_target(self, pages: int = 0) -> np.ndarray:
+        """The suggestions of each target, by page number (pages of them at least)."""
+        return np.bincount(np.frombuffer(self.target, dtype=np.int64), minlength=pages)
 
     def hubs(self, wanted: dict[int, int], cap: int) -> dict[int, int]:
         """The targets the cap refused rows of (Ranked.fill's rows walked of each: wanted), each with those rows."""
-        held = np.bincount(np.frombuffer(self.target, dtype=np.int64), minlength=max(wanted, default=-1) + 1)
+        held = self.per_target(max(wanted, default=-1) + 1)
         return {target: count for target, count in wanted.items() if count > cap == held[target]}
 
     def records(self, places: np.ndarray | None = None) -> Iterator[tuple]:

@@ -56,8 +56,9 @@ def _function_words() -> HashTable:
     fit at 100,000 synthetic pages; BENCHMARKS.md, "Quality")."""
     kinds = {spelling: kind for words, kind in ((PHRASE_BREAKS, PHRASE_BREAK), (ARTICLES, ARTICLE))
              for word in words for spelling in (word, word.capitalize(), word.upper())}
-    keys = np.zeros((len(kinds), 2), dtype=np.uint64)
-    keys[:, 0] = [sum(ord(character) << 7 * place for place, character in enumerate(spelling)) for spelling in kinds]
+    spellings = list(kinds)
+    starts = _text_starts(spellings)
+    keys = _pack(_code_points(spellings)[1], starts, starts + np.array([len(spelling) for spelling in spellings]))
     return HashTable(np.int8).with_added(keys, np.array(list(kinds.values()), dtype=np.int8))
 
 
