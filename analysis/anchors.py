@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from functools import cached_property
@@ -301,28 +301,43 @@ class AnchorFinder:
     def search_all(self, sources: np.ndarray, targets: np.ndarray) -> Found:
         """Anchors for many pairs (search_blocks, all kept)."""
         found = Found.empty(len(sources))
-        for rows, part in self.search_blocks(sources, targets):
+        for rows, part, _ in self.search_blocks(sources, targets):
             found[rows] = part
         return found
 
-    def search_blocks(self, sources: np.ndarray, targets: np.ndarray) -> Iterator[tuple[np.ndarray, Found]]:
-        """Anchors for many pairs, a block of sources at a time, THREADS blocks at once: (rows, their anchors) of each
-        block, by source, so that a caller may keep only some (score.py)."""
+    def search_blocks(self, sources: np.ndarray, targets: np.ndarray,
+                      select: Callable[[np.ndarray, Found], np.ndarray] | None = None
+                      ) -> Iterator[tuple[np.ndarray, Found, np.ndarray]]:
+        """Anchors for many pairs, a block of sources at a time, THREADS blocks at once: (rows, their Found, the places
+        among them of the pairs whose anchors were chosen) of each block, by source.
+
+        Every pair gets its best strength and name_said. select(rows, found holding those) gives the places of the
+        pairs whose anchors are wanted too; without it, all. The queue takes a source's first few candidates of ~45
+        (score.py): the others' windows are searched only as far as their best (strong_windows' best_only), and
+        their anchors are not chosen."""
         names = self.target_terms(distinct(targets))
         return_freed_memory()  # its arrays for every target (~200 MB at 100,000 pages), before the threads' own heaps grow
 
-        def search(block: tuple[list[int], np.ndarray]) -> tuple[np.ndarray, Found]:
+        def search(block: tuple[list[int], np.ndarray]) -> tuple[np.ndarray, Found, np.ndarray]:
             pages, rows = block
-            where = np.searchsorted(np.array(pages), sources[rows])
+            where, pair_targets = np.searchsorted(np.array(pages), sources[rows]), targets[rows]
             texts = self.corpus.texts.many(pages)
             found = Found.empty(len(rows))
-            asked = self._search_block(phrases_of(self.corpus, self.keywords, pages, texts), texts, where, targets[rows], names, found)
-            found.name_said, names_at = self.names_said(sources[rows], *asked, dict(zip(pages, texts)))
-            for row, (start, end) in names_at.items():
-                found.lead_with(row, start, end)
+            phrases = phrases_of(self.corpus, self.keywords, pages, texts)
+            matches = self._matches(phrases, where, pair_targets, names)
+            asked = self._search_block(phrases, texts, where, pair_targets, matches, found, select is not None)
+            found.name_said, leads = self.names_said(sources[rows], *asked, dict(zip(pages, texts)))
             if self.corpus.citations:
-                self._cited(pages, texts, where, targets[rows], found, names_at)
-            return rows, found
+                leads = self._cited(pages, texts, where, pair_targets, found, leads) | leads
+            if select is None:
+                wanted = np.arange(len(rows))
+            else:
+                wanted = np.sort(select(rows, found))
+                self._chosen(phrases, texts, where[wanted], pair_targets[wanted], matches.of(wanted), found, wanted)
+            for row in wanted.tolist():
+                if row in leads:
+                    found.lead_with(row, *leads[row])
+            return rows, found, wanted
 
         with ThreadPoolExecutor(THREADS) as pool:
             yield from pool.map(search, self._blocks(sources))
@@ -371,17 +386,19 @@ class AnchorFinder:
         return said, names_at
 
     def _cited(self, pages: list[int], texts: list[str], where: np.ndarray, targets: np.ndarray, found: Found,
-               names_at: dict[int, tuple[int, int]]) -> None:
+               names_at: dict[int, tuple[int, int]]) -> dict[int, tuple[int, int]]:
         """Pairs whose source cites the target by its number (citations.py; pair j: pages[where[j]], targets[j]): the
-        target's name is said, and the citation ("Section 8.16.6") is the anchor if it may be one and no name written out
-        leads already."""
+        target's name is said; returned by pair, the citation ("Section 8.16.6"), to be the anchor (Found.lead_with),
+        where it may be one and no name written out leads already."""
         cited = [self.corpus.citations.first_spans(page, text) for page, text in zip(pages, texts)]
+        leads = {}
         for row, (place, target) in enumerate(zip(where.tolist(), targets.tolist())):
             span = cited[place].get(target)
             if span is not None:
                 found.name_said[row] = True
                 if row not in names_at and self._open(pages[place], texts[place], *span):
-                    found.lead_with(row, *span)
+                    leads[row] = span
+        return leads
 
     def _cased_at(self, source: int, text: str, lowered: str, name: _Name, written: str) -> tuple[int, int] | None:
         """Where the source writes a two-word name as its title does ("Number Protocol"), in its prose: two words
@@ -507,14 +524,39 @@ class AnchorFinder:
         return codes, LINK_TEXT_WEIGHT * largest
 
     def _search_block(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray,
-                      names: TargetTerms, found: Found) -> tuple[np.ndarray, list[str]]:
-        """Fill found for the pairs (pair j: pages[j] of the phrases and texts, targets[j]); return the names and
-        headings to ask of them (PageNames.held), as (pairs, names), by pair."""
-        matches = self._matches(phrases, pages, targets, names)
+                      matches: Matches, found: Found, best_only: bool) -> tuple[np.ndarray, list[str]]:
+        """Fill found for the pairs (pair j: pages[j] of the phrases and texts, targets[j]; their matches), with
+        best_only their best strength alone; return the names and headings to ask of them (PageNames.held), as (pairs,
+        names), by pair."""
+        first, last, pair, strength, ending = self._windows(phrases, texts, pages, targets, matches, best_only)
+        if best_only:
+            counted = ending != 1  # as choose counts them
+            np.maximum.at(found.best, pair[counted], strength[counted])
+        else:
+            choose(pair, strength, first, last, ending, phrases.starts, phrases.ends, phrases.dotted_before,
+                   phrases.collocated, SHORTER_ANCHOR, found.best, found.starts, found.ends, found.strengths)
+        pairs, asked = _joined([self.said_names.held(phrases, pages, targets), self.headings.held(phrases, pages, targets)])
+        by_pair = np.argsort(pairs, kind="stable")
+        return pairs[by_pair], [asked[at] for at in by_pair.tolist()]
+
+    def _chosen(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray, matches: Matches,
+                found: Found, rows: np.ndarray) -> None:
+        """Choose the anchors of these rows of found (pair j: pages[j], targets[j]; their matches), whose best strength
+        it holds."""
+        first, last, pair, strength, ending = self._windows(phrases, texts, pages, targets, matches, False)
+        part = found[rows]
+        choose(pair, strength, first, last, ending, phrases.starts, phrases.ends, phrases.dotted_before, phrases.collocated,
+               SHORTER_ANCHOR, part.best, part.starts, part.ends, part.strengths)
+        found[rows] = part
+
+    def _windows(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray, matches: Matches,
+                 best_only: bool) -> tuple[np.ndarray, ...]:
+        """(first word, last word, pair, strength, ending) of the pairs' strong windows (strong_windows) that may name
+        their target."""
         first, last, pair, strength, title_only, ending = strong_windows(
             matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
             matches.whole_title, matches.words, phrases.valid, phrases.content_before, phrases.article,
-            phrases.own_title_before, phrases.previous_same)
+            phrases.own_title_before, phrases.previous_same, phrases.versioned_before, best_only)
         keep = np.ones(len(first), dtype=bool)
         for window in np.flatnonzero(title_only).tolist():  # few: the title itself, word for word, or nothing
             target, text = targets[pair[window]], texts[pages[pair[window]]]
@@ -526,11 +568,7 @@ class AnchorFinder:
                                     *self._name_versions)
         if not keep.all():  # nearly always all: four copies of ~20 windows a pair saved
             first, last, pair, strength, ending = first[keep], last[keep], pair[keep], strength[keep], ending[keep]
-        choose(pair, strength, first, last, ending, phrases.starts, phrases.ends, phrases.dotted_before, phrases.collocated,
-               SHORTER_ANCHOR, found.best, found.starts, found.ends, found.strengths)
-        pairs, asked = _joined([self.said_names.held(phrases, pages, targets), self.headings.held(phrases, pages, targets)])
-        by_pair = np.argsort(pairs, kind="stable")
-        return pairs[by_pair], [asked[at] for at in by_pair.tolist()]
+        return first, last, pair, strength, ending
 
     def _version_id(self, number: str) -> int:
         """The id of a version number (other_versions): of a number some page's name writes; of a section, for a number
@@ -578,6 +616,14 @@ class Matches:
     own: np.ndarray  # a word of the source's own title (Phrases.own_title)
     whole_title: np.ndarray  # per pair: TargetTerms.whole_title of its target
     words: int
+
+    def of(self, pairs: np.ndarray) -> Matches:
+        """The matches of these pairs (sorted), as pairs 0, 1, ..."""
+        owner, word = np.divmod(self.codes, self.words)
+        kept = among(owner, pairs)
+        return Matches(np.searchsorted(pairs, owner[kept]) * self.words + word[kept], self.weights[kept], self.rare[kept],
+                       self.seeds[kept], self.titled[kept], self.partial[kept], self.own[kept], self.whole_title[pairs],
+                       self.words)
 
 
 _GOES_ON = re.compile(r"[.'\u2019-]?\w")  # after a match: the last word goes on ("1.26" in "1.26.1", "bug" in "bug-free")

@@ -54,6 +54,7 @@ class Phrases:
     version_first: np.ndarray  # the first word of each version number the pages write ("1.45.2": words 1, 45 and 2)
     version_last: np.ndarray  # its last word
     versions: list[str]  # what each says (version_numbers)
+    versioned_before: np.ndarray  # words of version numbers before each word
     previous_same: np.ndarray  # the previous word of the same page with the same term, -1 if none
     terms: int  # vocabulary size when made
 
@@ -78,6 +79,9 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     collocated[places[among(pairs, keywords.collocations)]] = True
     version_first, version_last, versions = _version_runs(tokens, texts)
     count = len(ids)
+    versioned = np.zeros(count + 1, dtype=np.int64)
+    np.add.at(versioned, version_first, 1)
+    np.add.at(versioned, version_last + 1, -1)
     order = _stable_order(keys)
     keys = keys[order]
     previous_same = np.full(count, -1, dtype=np.int64)
@@ -89,7 +93,8 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     own_title[order] = np.repeat(_own_title_words(corpus, keywords, pages, run_keys, terms), np.diff(runs))
     return Phrases(ids, tokens.starts, tokens.ends - 2 * tokens.possessive, order, runs, run_keys, valid,
                    content_before, tokens.article, own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before,
-                   collocated, version_first, version_last, versions, previous_same, terms)
+                   collocated, version_first, version_last, versions,
+                   np.concatenate([[0], np.cumsum(np.cumsum(versioned[:-1]) > 0)]), previous_same, terms)
 
 
 @compiled

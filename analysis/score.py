@@ -22,7 +22,10 @@ rarely links to what was written after it). A page with no known depth counts as
 direction (-1..1) is how the site's own editors link in time (see direction()): on a blog whose
 posts only link back, a newer target is an unlikely link, whatever it needs.
 Every candidate gets its anchor search (anchors.py does a source's targets at once), so the
-queue is exact: no pair is left out for lack of an anchor search. Searching only the candidates
+queue is exact: no pair is left out for lack of an anchor search. A source's first max_per_page candidates in score
+order get their anchors chosen; the others, only their best strength (what their score needs), a search that skips
+every window its bound says cannot be the strongest (windows.strong_windows' best_only: the 20,000-page synthetic
+site's search keeps 10M windows where it kept 28M). Searching only the candidates
 that could still enter the queue would need a cheap upper bound of the anchor strength; the
 tightest one without the search (the target's heaviest terms that occur anywhere in the source)
 leaves 94% of the candidates of the 30,000-page synthetic site able to enter, so it is not done
@@ -152,17 +155,25 @@ def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_pe
     scores += PEER_LINKS_WEIGHT / PEERS * candidates.peer_links
     scores += NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
     scores += DIRECTION_WEIGHT * direction(corpus, candidates.source, candidates.target)
+    def firsts(rows: np.ndarray, found: Found) -> np.ndarray:
+        """Of a block of whole sources' rows, each source's first max_per_page (the search chooses their anchors)."""
+        return _firsts(candidates.source[rows], candidates.target[rows], scores[rows] + _evidence(found), max_per_page)
+
     anchored: list[tuple[np.ndarray, Found]] = []
     with tqdm(total=len(candidates), desc="Anchors", unit="pair", unit_scale=True, disable=not progress) as bar:
-        for rows, found in finder.search_blocks(candidates.source, candidates.target):  # each block holds whole sources
-            scores[rows] += ANCHOR_WEIGHT * found.best + NAME_SAID_WEIGHT * found.name_said
-            first = _firsts(candidates.source[rows], candidates.target[rows], scores[rows], max_per_page)
+        for rows, found, first in finder.search_blocks(candidates.source, candidates.target, firsts):
+            scores[rows] += _evidence(found)
             anchored.append((rows[first], found[first]))
             bar.update(len(rows))
     return_freed_memory()  # what the search's threads freed in their own heaps (260 MB at 100,000 pages, BENCHMARKS.md)
     rows = np.concatenate([np.zeros(0, dtype=np.int64), *(rows for rows, _ in anchored)])
     by_row = np.argsort(rows)
     return Ranked(corpus, candidates, rows[by_row], Found.joined([found for _, found in anchored])[by_row], finder, scores)
+
+
+def _evidence(found: Found) -> np.ndarray:
+    """What the anchor search adds to its pairs' scores."""
+    return ANCHOR_WEIGHT * found.best + NAME_SAID_WEIGHT * found.name_said
 
 
 @compiled

@@ -182,9 +182,11 @@ def _sort_by_code(codes: np.ndarray, query_of: np.ndarray, start: int, end: int)
 @compiled
 def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, seeds: np.ndarray, titled: np.ndarray,
                    partial: np.ndarray, own: np.ndarray, whole_title: np.ndarray, words: int, valid: np.ndarray,
-                   content_before: np.ndarray, article: np.ndarray, own_title_before: np.ndarray, previous_same: np.ndarray):
+                   content_before: np.ndarray, article: np.ndarray, own_title_before: np.ndarray, previous_same: np.ndarray,
+                   versioned_before: np.ndarray, best_only: bool):
     """(first word, last word, pair, strength, title only, ending) of every window of MIN_WORDS..MAX_WORDS words that
-    holds a seed and reaches MIN_STRENGTH, by pair, then first word, then size.
+    holds a seed and reaches MIN_STRENGTH, by pair, then first word, then size; with best_only, only those that may be
+    their pair's strongest (choose's best), the others skipped where their upper bound says they are not.
 
     codes (sorted) are the matches, pair * words + word, with their attributes (anchors.Matches). A window starts at
     most MAX_WORDS - 1 words before a seed whose nearby matched weight may reach MIN_STRENGTH, and spans it. Its upper
@@ -197,6 +199,11 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
     (choose's last preference, among windows equal in all else): 1 for a window that starts on an article ("the
     AeroPress"), else 2 for one that ends on a word of its target ("portable AeroPress"), 0 for the others ("AeroPress
     brews").
+
+    best_only: most candidates of a source never enter the queue, and their anchor search is wanted only for the
+    strength it adds to their score (score.py): a window whose bound is under the strongest window found so far of
+    its pair that surely counts (one that is not title only, starts on no article and holds no version number, which
+    anchors.py may drop: versioned_before counts the words of version numbers before each word) cannot be the best.
     """
     count = len(codes)
     weight_before = np.zeros(count + 1)
@@ -207,10 +214,11 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
     strengths, title_only = np.empty(capacity, np.float32), np.empty(capacity, np.bool_)
     endings = np.empty(capacity, np.int8)
     state = np.zeros(_STATE, np.int64)  # where the scan stopped: it stops when the windows might not fit
-    state[_LAST_START] = -1
-    while not _scan(state, codes, weights, rare, seeds, titled, partial, own, whole_title, words, valid, content_before,
-                    article, own_title_before, previous_same, weight_before, firsts, lasts, pairs, strengths, title_only,
-                    endings):
+    state[_LAST_START], state[_PAIR] = -1, -1
+    surest = np.zeros(1, np.float32)  # with best_only: the strongest window of state[_PAIR] that surely counts
+    while not _scan(state, surest, codes, weights, rare, seeds, titled, partial, own, whole_title, words, valid,
+                    content_before, article, own_title_before, previous_same, versioned_before, best_only, weight_before,
+                    firsts, lasts, pairs, strengths, title_only, endings):
         capacity *= 2
         firsts, lasts, pairs = _grown(firsts, capacity), _grown(lasts, capacity), _grown(pairs, capacity)
         strengths, title_only, endings = _grown(strengths, capacity), _grown(title_only, capacity), _grown(endings, capacity)
@@ -218,36 +226,42 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
     return firsts[:kept], lasts[:kept], pairs[:kept], strengths[:kept], title_only[:kept], endings[:kept]
 
 
-_SEED, _KEPT, _LAST_START, _NEAR_LOW, _NEAR_HIGH, _LOW, _STATE = range(7)  # strong_windows' scan state, by place
+_SEED, _KEPT, _LAST_START, _NEAR_LOW, _NEAR_HIGH, _LOW, _PAIR, _STATE = range(8)  # strong_windows' scan state, by place
 WINDOWS_A_SEED = MAX_WORDS * (MAX_WORDS - MIN_WORDS + 1)  # the most windows one seed adds: each start before it, each size
 
 
 @compiled
-def _scan(state: np.ndarray, codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, seeds: np.ndarray,
-          titled: np.ndarray, partial: np.ndarray, own: np.ndarray, whole_title: np.ndarray, words: int,
+def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.ndarray, rare: np.ndarray,
+          seeds: np.ndarray, titled: np.ndarray, partial: np.ndarray, own: np.ndarray, whole_title: np.ndarray, words: int,
           valid: np.ndarray, content_before: np.ndarray, article: np.ndarray, own_title_before: np.ndarray,
-          previous_same: np.ndarray, weight_before: np.ndarray, firsts: np.ndarray, lasts: np.ndarray, pairs: np.ndarray,
-          strengths: np.ndarray, title_only: np.ndarray, endings: np.ndarray) -> bool:
+          previous_same: np.ndarray, versioned_before: np.ndarray, best_only: bool, weight_before: np.ndarray,
+          firsts: np.ndarray, lasts: np.ndarray, pairs: np.ndarray, strengths: np.ndarray, title_only: np.ndarray,
+          endings: np.ndarray) -> bool:
     """strong_windows from the state on, into the arrays: True when every seed is done, False (the state kept) when
     the arrays may not hold a next seed's windows. Arrays are never replaced here: a grown array assigned in the loop
     had numba count references at every step (a third of the time)."""
     extra, least = np.float32(EXTRA_WORD_PENALTY), np.float32(MIN_STRENGTH)
     count, capacity = len(codes), len(firsts)
-    kept, last_start = state[_KEPT], state[_LAST_START]
+    kept, last_start, pair_now = state[_KEPT], state[_LAST_START], state[_PAIR]
     near_low, near_high, low = state[_NEAR_LOW], state[_NEAR_HIGH], state[_LOW]
+    floor = MIN_STRENGTH  # a window whose bound is under this less BOUND_SLACK is skipped
     for seed_at in range(state[_SEED], count):
         if not seeds[seed_at]:
             continue
         if capacity - kept < WINDOWS_A_SEED:
-            state[_SEED], state[_KEPT], state[_LAST_START] = seed_at, kept, last_start
+            state[_SEED], state[_KEPT], state[_LAST_START], state[_PAIR] = seed_at, kept, last_start, pair_now
             state[_NEAR_LOW], state[_NEAR_HIGH], state[_LOW] = near_low, near_high, low
             return False
         seed = codes[seed_at]
+        if best_only:
+            if seed // words != pair_now:
+                pair_now, surest[0] = seed // words, 0
+            floor = max(MIN_STRENGTH, np.float64(surest[0]))
         while codes[near_low] < seed - MAX_WORDS + 1:
             near_low += 1
         while near_high < count and codes[near_high] <= seed + MAX_WORDS - 1:
             near_high += 1
-        if weight_before[near_high] - weight_before[near_low] < MIN_STRENGTH - BOUND_SLACK:
+        if weight_before[near_high] - weight_before[near_low] < floor - BOUND_SLACK:
             continue
         back = min(seed % words, MAX_WORDS - 1)
         for start in range(max(seed - back, last_start + 1), seed + 1):  # starts in order, each once
@@ -264,7 +278,7 @@ def _scan(state: np.ndarray, codes: np.ndarray, weights: np.ndarray, rare: np.nd
                 last = first + size - 1
                 content = np.float32(content_before[last + 1] - content_before[first])
                 bound = weight_before[high] - weight_before[low] + EXTRA_WORD_PENALTY * ((high - low) - np.float64(content))
-                if bound < MIN_STRENGTH - BOUND_SLACK:
+                if bound < floor - BOUND_SLACK:
                     continue
                 strength = -extra * (content + np.float32(article[first]))
                 holds_rare = holds_partial = False
@@ -291,6 +305,10 @@ def _scan(state: np.ndarray, codes: np.ndarray, weights: np.ndarray, rare: np.nd
                 strengths[kept], title_only[kept] = strength, not holds_rare
                 endings[kept] = 1 if article[first] else 2 * (high > low and codes[high - 1] == start + size - 1)
                 kept += 1
+                if (best_only and holds_rare and not article[first] and strength > surest[0]
+                        and versioned_before[last + 1] == versioned_before[first]):
+                    surest[0] = strength
+                    floor = max(MIN_STRENGTH, np.float64(strength))
     state[_KEPT] = kept
     return True
 

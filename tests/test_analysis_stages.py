@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 from analysis import anchors, index, load, memory, pipeline, score
-from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, page_names, title_anchor
+from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, Found, page_names, title_anchor
 from analysis.backtest import HiddenLink, editorial_links, hidden_links, tfidf_baseline
 from analysis.candidates import (PEERS, Candidate, Candidates, cosines, find_candidates, one_copy_each, same_texts,
                                  with_peer_links)
@@ -36,7 +36,7 @@ from analysis.citations import Citations
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_cannibalization, save_suggestions
 from analysis.index import Keywords, nearest
 from analysis.lookup import HashTable
-from analysis.phrases import MIN_WORDS, phrases_of, version_numbers, web_addresses
+from analysis.phrases import MAX_WORDS, MIN_WORDS, phrases_of, version_numbers, web_addresses
 from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, spoken_words, strong_windows
 from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes,
                            template_lines)
@@ -1216,6 +1216,80 @@ def test_the_anchor_search_in_blocks_on_threads_finds_what_one_search_finds(tmp_
             assert np.array_equal(getattr(found, name), getattr(whole, name)), name
 
 
+def test_the_best_alone_is_the_best_of_every_window_whichever_windows_anchors_py_drops() -> None:
+    """strong_windows' best_only on random pairs of random words: the strongest window that counts (choose: none that
+    starts on an article) is the same as among every window, whether anchors.py keeps all windows or drops each title
+    only window and each that holds a version number (other_versions may): only a window that surely counts may
+    raise the bound that skips others."""
+    rng = np.random.default_rng(11)
+    compared = 0
+    for _ in range(60):
+        words, pairs = 80, 6
+        stop = rng.random(words) < 0.3
+        article = stop & (rng.random(words) < 0.5)
+        term = np.where(stop, -1, rng.integers(0, 12, words))
+        previous_same = np.full(words, -1)
+        for word in range(words):
+            earlier = np.flatnonzero(term[:word] == term[word]) if term[word] >= 0 else []
+            previous_same[word] = earlier[-1] if len(earlier) else -1
+        versioned = rng.random(words) < 0.1
+        own = rng.random(words) < 0.1
+        valid = rng.random((words, MAX_WORDS - MIN_WORDS + 1)) < 0.7
+        valid &= np.arange(words)[:, None] + np.arange(MIN_WORDS, MAX_WORDS + 1) <= words  # within the page
+        codes, weights, rare, titled = [], [], [], []
+        for pair in range(pairs):
+            term_weight = rng.random(12).astype(np.float32) * 0.5
+            term_rare, term_titled = rng.random(12) < 0.3, rng.random(12) < 0.5
+            for word in np.flatnonzero(~stop & (rng.random(words) < 0.5)):
+                codes.append(pair * words + word)
+                weights.append(term_weight[term[word]])
+                rare.append(term_rare[term[word]])
+                titled.append(term_titled[term[word]])
+        count, versioned_before = len(codes), np.concatenate([[0], np.cumsum(versioned)])
+        seeds = np.array(rare) | np.array(titled) & (rng.random(count) < 0.5)  # a title word of a whole_title target
+        arguments = (np.array(codes), np.array(weights, dtype=np.float32), np.array(rare), seeds, np.array(titled),
+                     np.zeros(count, dtype=bool), own[np.array(codes) % words], rng.integers(1, 3, pairs) * (rng.random(pairs) < 0.5),
+                     words, valid, np.concatenate([[0], np.cumsum(~stop)]), article, np.concatenate([[0], np.cumsum(own)]),
+                     previous_same, versioned_before)
+        every, best_only = strong_windows(*arguments, False), strong_windows(*arguments, True)
+        for drop in (False, True):
+            strongest = []
+            for first, last, pair, strength, title_only, ending in (every, best_only):
+                counted = (ending != 1) & ~(drop & (title_only | (versioned_before[last + 1] > versioned_before[first])))
+                best = np.zeros(pairs, dtype=np.float32)
+                np.maximum.at(best, pair[counted], strength[counted])
+                strongest.append(best)
+            assert np.array_equal(*strongest)
+            compared += int((strongest[0] > 0).sum())
+        assert len(best_only[0]) <= len(every[0])
+    assert compared > 200
+
+
+def test_a_search_that_chooses_the_anchors_of_some_pairs_finds_every_pairs_best_and_their_anchors(tmp_path: Path) -> None:
+    """search_blocks with select (score.py's, each source's first few): every pair's best strength and name_said, and the
+    anchors of the pairs selected, as a search of all finds them; the others' anchors are not chosen."""
+    corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
+    keywords = Keywords(corpus.texts)
+    pairs = Candidates.of(every_pair(corpus, keywords))
+    finder = AnchorFinder(corpus, keywords)
+    whole = finder.search_all(pairs.source, pairs.target)
+    asked: list[np.ndarray] = []
+
+    def every_third(rows: np.ndarray, found: Found) -> np.ndarray:
+        assert np.array_equal(found.best, whole.best[rows]) and np.array_equal(found.name_said, whole.name_said[rows])
+        asked.append(rows)
+        return np.arange(len(rows))[rows % 3 == 0][::-1]  # in any order
+
+    for rows, found, chosen in finder.search_blocks(pairs.source, pairs.target, every_third):
+        assert np.array_equal(np.sort(rows[chosen]), np.sort(rows[rows % 3 == 0]))
+        for name in ("best", "name_said", "starts", "ends", "strengths"):
+            assert np.array_equal(getattr(found, name)[chosen], getattr(whole, name)[rows[chosen]]), name
+        others = np.setdiff1d(np.arange(len(rows)), chosen)
+        assert (found.starts[others] == -1).all()
+    assert sorted(np.concatenate(asked).tolist()) == list(range(len(pairs)))
+    assert (whole.starts[::3, 0] >= 0).sum() > 30
+
+
 def test_the_anchor_search_finds_the_same_once_the_keyword_matrix_is_dropped(tmp_path: Path) -> None:
     """propose frees the TF-IDF matrix before rank, the stage of the peak: the finder takes each page's topic words
     when it is made, and nothing of its search reads the matrix after."""
@@ -1325,12 +1399,38 @@ def test_the_window_scan_resumes_where_it_stopped_to_grow_its_arrays(site: Site)
     first, last, pair, strength, *_ = strong_windows(
         matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
         matches.whole_title, matches.words, phrases.valid, phrases.content_before, phrases.article,
-        phrases.own_title_before, phrases.previous_same)
+        phrases.own_title_before, phrases.previous_same, phrases.versioned_before, False)
     assert len(first) > 2 * WINDOWS_AT_FIRST  # grown twice at least
     per_copy = np.bincount(pair, minlength=copies)
     assert (per_copy == per_copy[0]).all() and per_copy[0] > 0
     windows = np.column_stack([first, last, strength.view(np.int32)]).reshape(copies, per_copy[0], 3)
     assert (windows == windows[0]).all()
+
+
+def test_a_search_for_the_best_strength_alone_skips_windows_and_finds_the_same_best(site: Site) -> None:
+    """strong_windows' best_only: a window whose bound is under the strongest window its pair surely counts is not
+    made, so fewer windows are made, the same strongest among them; a title only window (anchors.py may drop it) sets
+    no bound, nor one that starts on an article (choose does not count it)."""
+    corpus, finder = filler_site(site, "deploys, queues and workers", [
+        ("/target/", "Parallel Codegen Ambitions", "The compiler team plans parallel codegen."),
+        ("/source/", "Notes", "The codegen came first. " + " ".join(f"Parallel codegen ambitions number {n} came early."
+                                                                     for n in range(3))),
+    ])
+    source, target = corpus.urls.index(url("/source/")), corpus.urls.index(url("/target/"))
+    phrases = phrases_of(corpus, finder.keywords, [source])
+    matches = finder._matches(phrases, np.zeros(1, dtype=np.int64), np.full(1, target), finder.target_terms(np.array([target])))
+
+    def windows(best_only: bool) -> tuple[np.ndarray, ...]:
+        return strong_windows(matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial,
+                              matches.own, matches.whole_title, matches.words, phrases.valid, phrases.content_before,
+                              phrases.article, phrases.own_title_before, phrases.previous_same, phrases.versioned_before,
+                              best_only)
+
+    every, best_only = windows(False), windows(True)
+    counted = every[5] != 1
+    assert 0 < len(best_only[0]) < counted.sum()
+    assert best_only[3][best_only[5] != 1].max() == every[3][counted].max()
+    assert set(zip(*best_only[:2])) <= set(zip(*every[:2]))  # the same windows, fewer
 
 
 def test_a_title_of_common_words_names_its_page_only_where_it_is_written_out(site: Site) -> None:
