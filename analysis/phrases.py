@@ -79,9 +79,10 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     collocated[places[among(pairs, keywords.collocations)]] = True
     version_first, version_last, versions = _version_runs(tokens, texts)
     count = len(ids)
-    versioned = np.zeros(count + 1, dtype=np.int64)
-    np.add.at(versioned, version_first, 1)
-    np.add.at(versioned, version_last + 1, -1)
+    change = np.zeros(count + 1, dtype=np.int64)  # +1 at each version number's first word, -1 after its last
+    np.add.at(change, version_first, 1)
+    np.add.at(change, version_last + 1, -1)
+    versioned_before = np.concatenate([[0], np.cumsum(np.cumsum(change[:-1]) > 0)])
     order = _stable_order(keys)
     keys = keys[order]
     previous_same = np.full(count, -1, dtype=np.int64)
@@ -93,8 +94,7 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     own_title[order] = np.repeat(_own_title_words(corpus, keywords, pages, run_keys, terms), np.diff(runs))
     return Phrases(ids, tokens.starts, tokens.ends - 2 * tokens.possessive, order, runs, run_keys, valid,
                    content_before, tokens.article, own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before,
-                   collocated, version_first, version_last, versions,
-                   np.concatenate([[0], np.cumsum(np.cumsum(versioned[:-1]) > 0)]), previous_same, terms)
+                   collocated, version_first, version_last, versions, versioned_before, previous_same, terms)
 
 
 @compiled

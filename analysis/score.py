@@ -155,6 +155,7 @@ def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_pe
     scores += PEER_LINKS_WEIGHT / PEERS * candidates.peer_links
     scores += NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
     scores += DIRECTION_WEIGHT * direction(corpus, candidates.source, candidates.target)
+
     def firsts(rows: np.ndarray, found: Found) -> np.ndarray:
         """Of a block of whole sources' rows, each source's first max_per_page (the search chooses their anchors)."""
         return _firsts(candidates.source[rows], candidates.target[rows], scores[rows] + _evidence(found), max_per_page)

@@ -2089,8 +2089,13 @@ def test_a_dotted_word_names_a_target_only_if_the_target_holds_all_of_it() -> No
     assert text_anchors(1, 0) and not any("1.29.1" in anchor for anchor in text_anchors(1, 0))  # its parts are 1.29.2's
     best = finder.search_all(np.array([1, 5]), np.array([0, 0])).best  # the same text but for "Rust 1.29.1"
     assert best[0] == best[1] > 0
+    alone = np.zeros(2, dtype=np.float32)  # the best alone (strong_windows' best_only): "Rust 1.29.1", the stronger
+    for rows, found, _ in finder.search_blocks(np.array([1, 5]), np.array([0, 0]), lambda rows, found: rows[:0]):
+        alone[rows] = found.best  # window, holds a version number: it bounds no other window, being dropped after
+    assert np.array_equal(alone, best)
     words = phrases_of(plain_corpus(["See Rust 1.31.0, crates.io, 3.18a and 1:16."], ["Notes"]), finder.keywords, [0])
     assert (words.versions, words.version_last - words.version_first) == (["1.31"], [2])  # one number, words 1, 31 and 0
+    assert np.diff(words.versioned_before).tolist() == [0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0]  # its words, counted
     assert version_numbers("Rust 1.31.0, 2018 and 1.45.2") == {"1.31", "1.45.2"} and not version_numbers("v2.1.x 3.18a")
     assert not any("Cargo.toml" in anchor for anchor in text_anchors(3, 4))
 
