@@ -202,8 +202,9 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
 
     best_only: most candidates of a source never enter the queue, and their anchor search is wanted only for the
     strength it adds to their score (score.py): a window whose bound is under the strongest window found so far of
-    its pair that surely counts (one that is not title only, starts on no article and holds no version number, which
-    anchors.py may drop: versioned_before counts the words of version numbers before each word) cannot be the best.
+    its pair that surely counts cannot be the best. One surely counts if it is not title only and holds no version
+    number (anchors.py may drop those; versioned_before counts the words of version numbers before each word), and
+    starts on no article (choose does not count those).
     """
     count = len(codes)
     weight_before = np.zeros(count + 1)
