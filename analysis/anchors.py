@@ -529,12 +529,9 @@ class AnchorFinder:
         best_only their best strength alone; return the names and headings to ask of them (PageNames.held), as (pairs,
         names), by pair."""
         first, last, pair, strength, ending = self._windows(phrases, texts, pages, targets, matches, best_only)
-        if best_only:
-            counted = ending != 1  # as choose counts them
-            np.maximum.at(found.best, pair[counted], strength[counted])
-        else:
-            choose(pair, strength, first, last, ending, phrases.starts, phrases.ends, phrases.dotted_before,
-                   phrases.collocated, SHORTER_ANCHOR, found.best, found.starts, found.ends, found.strengths)
+        slots = 0 if best_only else ALTERNATIVES
+        choose(pair, strength, first, last, ending, phrases.starts, phrases.ends, phrases.dotted_before, phrases.collocated,
+               SHORTER_ANCHOR, found.best, found.starts[:, :slots], found.ends[:, :slots], found.strengths[:, :slots])
         pairs, asked = _joined([self.said_names.held(phrases, pages, targets), self.headings.held(phrases, pages, targets)])
         by_pair = np.argsort(pairs, kind="stable")
         return pairs[by_pair], [asked[at] for at in by_pair.tolist()]

@@ -348,7 +348,8 @@ def choose(pair: np.ndarray, strength: np.ndarray, first: np.ndarray, last: np.n
     equals, by ending (strong_windows: "portable AeroPress", then "the AeroPress", then "AeroPress brews"). The best
     strength counts every window but those that start on an article: the source names the target whether or not a
     phrase runs on, and "the advisory" says no more of it than "security issue in the advisory" does. Each window's words are
-    read here, not by numpy passes over them all (~21 ns a window: 1.8 CPU-s at 100,000 synthetic pages)."""
+    read here, not by numpy passes over them all (~21 ns a window: 1.8 CPU-s at 100,000 synthetic pages). With no
+    columns (chosen_* of none), the best alone."""
     count, slots = len(pair), chosen_starts.shape[1]
     run = 0
     while run < count:
@@ -357,6 +358,9 @@ def choose(pair: np.ndarray, strength: np.ndarray, first: np.ndarray, last: np.n
             if ending[end] != 1:  # an article adds a word to show, not evidence: no stronger than the phrase without it
                 best[owner] = max(best[owner], strength[end])
             end += 1
+        if slots == 0:  # the best strength alone (anchors.py's best_only search)
+            run = end
+            continue
         step = np.float32(shorter) * best[owner]
         preference, whole = np.empty(end - run), np.empty(end - run, np.bool_)
         starts, ends = np.empty(end - run, word_starts.dtype), np.empty(end - run, word_ends.dtype)
