@@ -121,7 +121,7 @@ def _valid_windows(stop: np.ndarray, joined: np.ndarray, dotted: np.ndarray, nam
             size = last - first + 1
             valid[first, size - MIN_WORDS] = ((not stop[last] or (named[last - 1] and not stop[last - 1])) and not dotted[last]
                                               and not named[last] and size - dots >= MIN_WORDS
-                                              and (phrase_end[last] or not (stop[first] and article[first])))
+                                              and (phrase_end[last] or not article[first]))
     return valid
 
 
