@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from analysis.compiled import compiled
 from analysis.lookup import HashTable
+from analysis.stop_words import ENGLISH_STOP_WORDS
 from analysis.texts import read_all, write_all
 
 WORD_JOINERS = "'\u2019-"  # what joins two runs of letters into one word ("don't", "well-known")

@@ -362,7 +362,7 @@ class SyntheticSite:
     SHARES = (0.45, 0.40, 0.08, 0.07)  # stop, general, super-topic, cluster topic
 
     def __init__(self, pages: int, seed: int) -> None:
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+        from analysis.stop_words import ENGLISH_STOP_WORDS
 
         self.pages = pages
         self.rng = np.random.default_rng(seed)

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from analysis import anchors, index, load, memory, pipeline, score
+from analysis import anchors, index, load, memory, pipeline, score, stop_words
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, Found, page_names, title_anchor
 from analysis.backtest import HiddenLink, editorial_links, hidden_links, tfidf_baseline
 from analysis.candidates import (PEERS, Candidate, Candidates, cosines, find_candidates, one_copy_each, same_texts,
@@ -802,6 +802,13 @@ def test_keywords_are_scikit_learns_tfidf_to_the_bit(monkeypatch: pytest.MonkeyP
     assert np.array_equal(keywords.matrix.data, matrix.data) and keywords.matrix.data.dtype == np.float32
     assert len(keywords.vocabulary) > 1_000  # grown over the blocks
 
+
+
+def test_the_stop_words_are_scikit_learns() -> None:
+    """The analysis holds scikit-learn's list rather than import scikit-learn for it (analysis/stop_words.py)."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    assert stop_words.ENGLISH_STOP_WORDS == ENGLISH_STOP_WORDS
 
 # Freed blocks that glibc keeps in the middle of its heap: 400 MB in blocks of 4 MB, under its threshold once a 30 MB
 # mapping was freed, below a block still held; prints how many MB the call gave back.
