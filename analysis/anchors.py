@@ -60,6 +60,7 @@ SERIES_TITLES = 3  # a "Label: " that starts this many of the site's titles name
 NAME_SAID_WORDS = 3
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (Ranked.fill takes another when one is used)
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
+WHOLE_NAME_WORDS = 7  # a name of up to this many words is its own title fallback, uncut (title_anchor)
 TRAILING = ",;:.-\u2013\u2014(["  # what a cut title anchor does not end on, nor on one of DANGLING
 DANGLING = frozenset("a an the this that these those its our your their of for to in on at by with from into onto over "
                      "under about as via per than and or but nor if because while when where is are was were be been has "
@@ -88,12 +89,14 @@ def short_title(title: str) -> str:
 
 
 def title_anchor(name: str) -> str:
-    """The fallback anchor: the page's name (page_names), at most MAX_WORDS words; a longer one cut there, less the
-    words that lead into the rest of it (DANGLING) and the punctuation it would end on ("A call for contributors from
-    the WG-prioritization team" -> "A call for contributors", "Rust 1.1 stable, the Community Subteam, and RustCamp"
-    -> "Rust 1.1 stable, the Community Subteam"): a link's text that stops on "the", "for" or a comma reads as cut off."""
+    """The fallback anchor: the page's name (page_names), whole up to WHOLE_NAME_WORDS words (cut at six, "Getting the
+    Best from a Moka Pot" read "Getting the Best from a Moka", and "What to do if you are stuck" "What to do if you");
+    a longer one cut at MAX_WORDS words, less the words that lead into the rest of it (DANGLING) and the punctuation it
+    would end on ("A call for contributors from the WG-prioritization team" -> "A call for contributors", "Rust 1.1
+    stable, the Community Subteam, and RustCamp" -> "Rust 1.1 stable, the Community Subteam"): a link's text that stops
+    on "the", "for" or a comma reads as cut off."""
     words = name.split()
-    if len(words) <= MAX_WORDS:
+    if len(words) <= WHOLE_NAME_WORDS:
         return " ".join(words)
     kept = words[:MAX_WORDS]
     while len(kept) > 1 and (kept[-1].strip(TRAILING).lower() in DANGLING or not any(map(str.isalnum, kept[-1]))):
