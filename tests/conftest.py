@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -18,6 +19,25 @@ from linkspider.localserver import serve
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SITE = ROOT / "demo" / "site"
 SCRAPY = [sys.executable, "-m", "scrapy.cmdline"]
+
+
+# `python -m MODULE ARGS` with a hook that lists, at its exit, the libraries the process imported: -X importtime does not
+# report imports made through importlib.import_module, as Scrapy loads its commands and settings.
+LIBRARIES_AT_EXIT = (
+    "import atexit, runpy, sys\n"
+    "atexit.register(lambda: print('LIBRARIES', sorted({m.split('.')[0] for m in sys.modules}), file=sys.stderr))\n"
+    "module, sys.argv = sys.argv[1], sys.argv[1:]\n"
+    "runpy.run_module(module, run_name='__main__', alter_sys=True)\n"
+)
+
+
+def libraries_imported(module: str, *args: str, env: dict[str, str] | None = None,
+                       timeout: float = 300) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """The finished `python -m module args` and the top-level libraries it imported."""
+    done = subprocess.run([sys.executable, "-c", LIBRARIES_AT_EXIT, module, *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+    [line] = [line for line in done.stderr.splitlines() if line.startswith("LIBRARIES ")]
+    return done, set(ast.literal_eval(line.removeprefix("LIBRARIES ")))
 
 
 @dataclass

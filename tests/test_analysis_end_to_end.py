@@ -6,7 +6,6 @@ demo crawl. Scores and weights are still being tuned: only invariants of the que
 
 from __future__ import annotations
 
-import ast
 import csv
 import hashlib
 import os
@@ -24,7 +23,7 @@ import pytest
 import sqlite_utils
 
 from analysis.export import QUEUE_ORDER, neutralise
-from conftest import ROOT, SCRAPY, CrawlRun
+from conftest import ROOT, SCRAPY, CrawlRun, libraries_imported
 from demo_source import HTML_PAGES, ORPHANS, REDIRECTS, absolute, broken_link_paths, build
 from linkspider.db import open_database
 
@@ -143,25 +142,13 @@ def test_a_rerun_reuses_the_cache_and_proposes_the_same_queue(analysed: Analysed
     assert analysed.second_csv == analysed.first_csv
 
 
-
-# The libraries a process imported, listed at its exit (runpy: `python -m analysis` with a hook before it).
-LIBRARIES_AT_EXIT = (
-    "import atexit, runpy, sys\n"
-    "atexit.register(lambda: print('LIBRARIES', sorted({m.split('.')[0] for m in sys.modules}), file=sys.stderr))\n"
-    "sys.argv = ['analysis', *sys.argv[1:]]\n"
-    "runpy.run_module('analysis', run_name='__main__', alter_sys=True)\n"
-)
-
-
 def test_a_rerun_with_every_vector_cached_imports_no_model_library_nor_scikit_learn(analysed: Analysed,
                                                                                    tmp_path: Path) -> None:
     """No model to load, and no scikit-learn: 1.6 s of every analysis, for a list of stop words the analysis holds
     itself (analysis/stop_words.py); only the backtest's TF-IDF baseline imports it."""
     db_path = copy_database(analysed.db_path, tmp_path / "demo.db")
-    done = run([sys.executable, "-c", LIBRARIES_AT_EXIT], db_path, "--no-progress")
+    done, libraries = libraries_imported("analysis", str(db_path), "--no-progress")
     assert done.returncode == 0, done.stderr[-2000:]
-    [line] = [line for line in done.stderr.splitlines() if line.startswith("LIBRARIES ")]
-    libraries = set(ast.literal_eval(line.removeprefix("LIBRARIES ")))
     assert {"faiss", "numba", "scipy", "sqlite_utils"} <= libraries  # the list is whole: the stages' own are in it
     assert not libraries & {"sklearn", "torch", "sentence_transformers", "transformers", "onnxruntime", "tokenizers"}
 

@@ -3,7 +3,6 @@ kept apart per backend, --device cuda without CUDA, and no model library on the 
 
 from __future__ import annotations
 
-import ast
 import importlib.metadata
 import os
 import subprocess
@@ -17,7 +16,7 @@ import sqlite_utils
 
 from analysis import embed
 from analysis.embed import DEFAULT_MODEL, ModelError, choose_backend, embed_pages, gpu_likely, load_encoder
-from conftest import ROOT, SCRAPY, two_page_database
+from conftest import ROOT, SCRAPY, libraries_imported, two_page_database
 
 MODEL_LIBRARIES = ("torch", "sentence_transformers", "transformers", "onnxruntime", "onnx", "tokenizers")
 TEXTS = [
@@ -124,19 +123,10 @@ def test_an_unknown_backend_is_an_argument_error() -> None:
     assert done.returncode == 2 and "invalid choice: 'tensorflow'" in done.stderr
 
 
-# Scrapy imports its commands through importlib, which `-X importtime` does not report: list sys.modules at exit.
-MODULES_AT_EXIT = (
-    "import atexit, runpy, sys\n"
-    "atexit.register(lambda: print('MODULES', sorted({{m.split('.')[0] for m in sys.modules}} & {libraries!r}), file=sys.stderr))\n"
-    "sys.argv = ['scrapy', *sys.argv[1:]]\n"
-    "runpy.run_module('scrapy.cmdline', run_name='__main__', alter_sys=True)\n"
-).format(libraries=set(MODEL_LIBRARIES))
-
-
 def model_libraries_imported(*args: str) -> tuple[int, list[str]]:
-    done = run(sys.executable, "-c", MODULES_AT_EXIT, *args)
-    [line] = [line for line in done.stderr.splitlines() if line.startswith("MODULES ")]
-    return done.returncode, ast.literal_eval(line.removeprefix("MODULES "))
+    """The exit status of `scrapy args` and the model libraries it imported."""
+    done, libraries = libraries_imported("scrapy.cmdline", *args)
+    return done.returncode, sorted(libraries & set(MODEL_LIBRARIES))
 
 
 @pytest.mark.parametrize("args", [["--help"], ["analyze", "--help"], ["crawl", "--help"], ["crawl", "site"]],

@@ -7,7 +7,6 @@ may load them (analysis/embed.py imports them inside load_model).
 from __future__ import annotations
 
 import argparse
-import ast
 import importlib
 import os
 import pkgutil
@@ -23,7 +22,7 @@ import linkspider.commands
 from analysis import cli
 from analysis.candidates import CLOSEST_BY_WORDS
 from analysis.pipeline import FALLBACK_THRESHOLD, THRESHOLDS
-from conftest import ROOT, SCRAPY, two_page_database
+from conftest import ROOT, SCRAPY, libraries_imported, two_page_database
 from linkspider.spiders.site import CrawlOptions
 
 HEAVY = ("torch", "sentence_transformers", "numba")  # numba: the anchor search's compiler (0.4 s), only where it runs
@@ -146,20 +145,10 @@ def heavy(modules: set[str]) -> set[str]:
     return {name for name in modules if name.split(".")[0] in HEAVY}
 
 
-# -X importtime reports imports made by import statements, not those made through importlib.import_module (as
-# Scrapy loads its commands and settings), so the same commands also run with a hook that lists sys.modules at exit.
-SYS_MODULES_AT_EXIT = (
-    "import atexit, runpy, sys\n"
-    "atexit.register(lambda: print('HEAVY', sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r}), file=sys.stderr))\n"
-    "sys.argv = [{module!r}, *sys.argv[1:]]\n"
-    "runpy.run_module({module!r}, run_name='__main__', alter_sys=True)\n"
-)
-
-
 def heavy_in_sys_modules(*args: str, module: str = "scrapy.cmdline") -> list[str]:
-    done = run(sys.executable, "-c", SYS_MODULES_AT_EXIT.format(heavy=HEAVY, module=module), *args)
-    [line] = [line for line in done.stderr.splitlines() if line.startswith("HEAVY ")]
-    return ast.literal_eval(line.removeprefix("HEAVY "))
+    """The HEAVY libraries that `python -m module args` imported, as the process lists them at exit: -X importtime
+    misses what Scrapy imports through importlib (its commands, its settings)."""
+    return sorted(libraries_imported(module, *args)[1] & set(HEAVY))
 
 
 @pytest.mark.parametrize("args, returncode, expected", [
