@@ -45,7 +45,7 @@ from analysis.load import Corpus, among, distinct, run_items
 from analysis.memory import return_freed_memory
 from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, heading_lines, phrases_of, version_numbers, web_addresses
 from analysis.windows import choose, find_matches, names_held, other_versions, runs_held, strong_windows
-from analysis.words import WORD, run_hashes, stem
+from analysis.words import DETERMINERS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past, run_hashes, stem
 from linkspider.sentences import sentence_at
 
 SHORTER_ANCHOR = 0.2  # per word, times the pair's best strength: the anchor shown is the window with the most strength less this
@@ -239,6 +239,29 @@ def text_options(text: str, starts: list[int], ends: list[int], strengths: list[
     for start, end, strength in zip(starts, ends, strengths):
         if start >= 0 and not _splits_a_word(text, start, end):
             yield start, end, strength
+
+
+_COMPLETING_WORD = re.compile(r" ([^\W\d_][\w'\u2019-]*)(?=[,;!?)\]\"\u201d\n]|[.:](?!\S)|\Z)")  # a word, then a break
+
+
+def completion(text: str, start: int, end: int) -> int:
+    """Where the anchor text[start:end] ends with the word that completes its phrase, if one does (else end): the next
+    word, a space after it, then punctuation or the line's end; no stop word, adverb or past tense
+    (words.reads_as_adverb_or_past), nor after a word that opens a clause, whose phrase is its subject and whose next
+    word its verb ("once cargo doc finishes,": words.SUBORDINATORS, before a determiner or not); the anchor's last word
+    no stop word, and MAX_WORDS words at most in all. "Japanese-style iced coffee," for "Japanese-style iced", "new
+    networking APIs." for "new networking": the search's windows end on words that name the target, "coffee" names no
+    iced pour-over, and editors link the whole phrase. Before a word such as "with" a noun phrase may end too, but as
+    often a verb does ("the registry depended on"): those are left as they are."""
+    word = _COMPLETING_WORD.match(text, end)
+    words = text[start:end].split()
+    if (word is None or len(words) >= MAX_WORDS or is_stop_word(words[-1]) or is_stop_word(word.group(1))
+            or reads_as_adverb_or_past(word.group(1))):
+        return end
+    before = [found.lower() for found in WORD.findall(text, max(0, start - 40), start)[-2:]]
+    if before and before[-1] in DETERMINERS:
+        before.pop()
+    return end if before and before[-1] in SUBORDINATORS else word.end(1)
 
 
 _GOES_ON_GLUED = re.compile(r"[^\s\u2013\u2014.,;:!?()\[\]{}\"'\u2019\u201d\u2026]|[.,;:!?]\w|::\w")

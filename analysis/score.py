@@ -47,7 +47,7 @@ from functools import cached_property
 import numpy as np
 from tqdm import tqdm
 
-from analysis.anchors import Anchor, AnchorFinder, Found, text_options, title_anchor
+from analysis.anchors import Anchor, AnchorFinder, Found, completion, text_options, title_anchor
 from analysis.candidates import PEERS, Candidates
 from analysis.compiled import compiled
 from analysis.load import Corpus, Spans, run_items
@@ -287,7 +287,7 @@ class Ranked:
         pages either (an editor writes a page's name on few pages; the title fallback, written on none, would otherwise
         be proposed from a dozen) nor elsewhere from its source. A row refused lets its source's next row in
         (_in_turn); the queue holds each row's anchor as a span, with the sentence of its source that holds it
-        (Queue.add)."""
+        (Queue.add), a text anchor with the word that completes its phrase where one does (completed)."""
         texts, names, links = self.corpus.texts, self.finder.names, self.corpus.link_spans
         named, link_lengths = _page_named(names), _lengths_held(links)
         queue = Queue(texts, names)
@@ -296,6 +296,16 @@ class Ranked:
             """_points_elsewhere of the source's queued anchors, then of its links, read only where one may be as long."""
             return (_points_elsewhere(text, phrase, taken)
                     or bool(link_lengths[source] >> (len(phrase) & 63) & 1) and _points_elsewhere(text, phrase, links[source]))
+
+        def completed(source: int, target: int, text: str, start: int, end: int, taken: list[tuple[int, int]]) -> int:
+            """Where the anchor text[start:end], taken, ends as shown: with the word that completes its phrase
+            (anchors.completion), unless that word is in another anchor or a link of the source, or the longer phrase is
+            another page's name or points elsewhere. The row was taken for the anchor without it."""
+            longer = completion(text, start, end)
+            phrase = text[start:longer].lower()
+            if longer == end or any(end < last and first < longer for first, last in (*taken, *links[source])):
+                return end
+            return longer if named.get(phrase, target) == target and not points_elsewhere(source, text, phrase, taken) else end
 
         per_target: dict[int, int] = {}  # plain dicts read with get(): a Counter answers a missing key in Python
         wanted: dict[int, int] = {}  # rows walked of each target (by a source with room left)
@@ -312,6 +322,7 @@ class Ranked:
                 key = (text[start:end].lower(), target)
                 if (used_anchors.get(key, 0) < SAME_ANCHOR_PAGES and not any(start < last and first < end for first, last in taken)
                         and named.get(key[0], target) == target and not points_elsewhere(source, text, key[0], taken)):
+                    end = completed(source, target, text, start, end, taken)
                     taken.append((start, end))
                     strength = round(strength, 4)
                     break

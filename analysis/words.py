@@ -47,6 +47,10 @@ PHRASE_BREAKS = (  # words no noun phrase runs on through: "a kettle with", "the
     "off on onto or out over should since so than that through to toward towards under until up upon via was were when "
     "where whether which while who whom whose will with within without would").split()
 ARTICLE, PHRASE_BREAK = 1, 2  # _function_words' values
+ADVERBS = frozenset("today tomorrow yesterday tonight soon later instead ago nowadays upfront anymore".split())
+SUBORDINATORS = frozenset("after although as because before if once since though unless until when whenever where whereas "
+                          "whether while".split())  # what a clause, subject then verb, follows: "once cargo doc finishes"
+DETERMINERS = frozenset("a an the this that these those my your his her its our their".split())
 
 
 @lru_cache(maxsize=1)
@@ -87,6 +91,14 @@ def stem(word: str) -> str:
 
 def is_stop_word(word: str) -> bool:
     return word.lower() in ENGLISH_STOP_WORDS
+
+
+def reads_as_adverb_or_past(word: str) -> bool:
+    """One of ADVERBS, or a word ending in "-ly", or in "-ed" but not "-eed" (a noun so spelled, "assembly", "embed", is
+    taken for one too): what may end a clause after a noun phrase without being part of it ("1.4 beta today",
+    "discussing Danger internally", "the snapshot test failed")."""
+    word = word.lower()
+    return word.endswith("ly") or (word.endswith("ed") and not word.endswith("eed")) or word in ADVERBS
 
 
 def terms(text: str) -> list[str]:

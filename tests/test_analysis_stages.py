@@ -907,7 +907,8 @@ def greedy_fill(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinde
     the hubs (the targets the cap refused pairs of). A pair enters where its source and its target have room and an
     anchor is left: its first text anchor (finder.anchors, searched for the pair alone) that points at the target from
     fewer than two pages, overlaps none of its source's, is no other page's name and no phrase its source links (or the
-    queue has it link) elsewhere, else the title fallback, on the same terms."""
+    queue has it link) elsewhere, else the title fallback, on the same terms; a text anchor is shown with the word that
+    completes its phrase (anchors.completion), on the same terms."""
     scores = score._scored(corpus, Candidates.of(candidates), finder, per_page, False).scores
     order = sorted(range(len(candidates)), key=lambda row: (-scores[row], candidates[row].source, candidates[row].target))
     queue, per_source, per_target_count, wanted, used, spans = [], Counter(), Counter(), Counter(), Counter(), {}
@@ -927,8 +928,15 @@ def greedy_fill(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinde
                        and not any(anchor.span[0] < end and start < anchor.span[1] for start, end in taken if anchor.span)), None)
         if anchor is None:
             continue
-        taken.extend([anchor.span] if anchor.span else [])
         used[anchor.text.lower(), target] += 1
+        if anchor.span:  # shown with the word that completes its phrase, where that word is free and names no other page
+            start, end = anchor.span
+            longer = anchors.completion(text, start, end)
+            phrase = text[start:longer].lower()
+            if (longer > end and not any(end < last and first < longer for first, last in [*taken, *corpus.link_spans[source]])
+                    and named.get(phrase, target) == target and phrase not in elsewhere):
+                anchor = Anchor(text[start:longer], "text", anchor.strength, start, anchor.context)
+            taken.append(anchor.span)
         queue.append((source, target, round(scores[row], 4), anchor))
         per_source[source] += 1
         per_target_count[target] += 1
@@ -984,7 +992,12 @@ def test_a_row_the_queue_takes_past_its_sources_first_has_the_anchor_a_search_of
     later = [item for item in queue if place[item.source, item.target] >= 1]
     assert hubs and sum(item.anchor.source == "text" for item in later) >= 3
     for item in queue:
-        assert item.anchor == finder.anchors(item.source, item.target)[0]
+        first, text = finder.anchors(item.source, item.target)[0], corpus.texts[item.source]
+        if first.offset is not None:  # shown with the word that completes its phrase, if one does (anchors.completion)
+            shown = text[first.offset:anchors.completion(text, first.offset, first.offset + len(first.text))]
+            assert item.anchor.text in (first.text, shown) and item.anchor.offset == first.offset
+            first = Anchor(item.anchor.text, "text", first.strength, first.offset, first.context)
+        assert item.anchor == first
 
 
 def test_max_per_page_keeps_exactly_the_best(ranked_site: tuple[Corpus, Keywords]) -> None:
@@ -1617,6 +1630,28 @@ def test_an_anchor_is_never_taken_from_a_heading_but_the_name_it_writes_out_stil
 def test_the_title_fallback_is_cut_where_it_does_not_read_as_cut_off(name: str, anchor: str) -> None:
     assert title_anchor(name) == anchor
 
+
+
+@pytest.mark.parametrize(("text", "anchor", "shown"), [
+    ("It makes excellent Japanese-style iced coffee, brewed onto ice.", "Japanese-style iced", "Japanese-style iced coffee"),
+    ("We moved to the new networking APIs.", "new networking", "new networking APIs"),
+    ("Thanks to the core team members\nNext", "core team", "core team members"),  # a line's end ends it too
+    ("the core team members and others", "core team", "core team"),  # no break after the next word: a verb as often
+    ("the core team in Berlin.", "core team", "core team"),  # a stop word is no completion
+    ("Rust 1.4 beta today.", "1.4 beta", "1.4 beta"),  # nor an adverb
+    ("The editor is discussing Danger internally.", "discussing Danger", "discussing Danger"),
+    ("If a snapshot test failed, fix it.", "snapshot test", "snapshot test"),  # nor a past tense
+    ("Once cargo doc finishes, open it.", "cargo doc", "cargo doc"),  # nor a clause's verb after its subject
+    ("When the build system runs.", "build system", "build system"),
+    ("See the API reference https://example.com/api.", "API reference", "API reference"),  # an address is no word
+    ("Introduced in Rust 1.29.0 today.", "in Rust", "in Rust"),
+    ("a fast and small and cheap burr grinder.", "small and cheap burr", "small and cheap burr grinder"),
+    ("alpha beta gamma delta epsilon zeta.", "alpha beta gamma delta epsilon", "alpha beta gamma delta epsilon zeta"),
+    ("alpha beta gamma delta epsilon zeta eta.", "alpha beta gamma delta epsilon zeta", "alpha beta gamma delta epsilon zeta"),
+])  # six words at most
+def test_an_anchor_is_shown_with_the_word_that_completes_its_phrase(text: str, anchor: str, shown: str) -> None:
+    start = text.index(anchor)
+    assert text[start:anchors.completion(text, start, start + len(anchor))] == shown
 
 def test_a_series_label_that_starts_three_titles_is_left_out_of_the_name() -> None:
     titles = ["Code Review: Emergence", "Code Review: Energy Sync", "Cargo: predictable dependency management",
