@@ -302,9 +302,9 @@ class Ranked:
             (anchors.completion), unless that word is in another anchor or a link of the source, or the longer phrase is
             another page's name or points elsewhere. The row was taken for the anchor without it."""
             longer = completion(text, start, end)
-            phrase = text[start:longer].lower()
             if longer == end or any(end < last and first < longer for first, last in (*taken, *links[source])):
                 return end
+            phrase = text[start:longer].lower()
             return longer if named.get(phrase, target) == target and not points_elsewhere(source, text, phrase, taken) else end
 
         per_target: dict[int, int] = {}  # plain dicts read with get(): a Counter answers a missing key in Python
