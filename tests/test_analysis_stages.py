@@ -668,25 +668,29 @@ def test_a_link_anchored_on_here_is_vague_and_gets_the_phrase_of_its_sentence_th
     for i, slug in enumerate(["french-press-guide", "aeropress-recipes", "chemex-guide", "milk-steaming", *RANK_SLUGS[5:]]):
         site.post(f"/p{i}/", slug)
     text = ("Steamed milk wants a cold jug and a steady hand on the wand. " * 8
-            + "For silky foam, pouring latte art is described here. Then read more.\n"
+            + "For silky foam, read here about pouring latte art basics. Then read more.\n"
             + "Our Chemex notes sit on another page. See this link for pouring.\n"
-            + "Three AeroPress recipes worth learning wait in the kitchen.")  # names /p1/, outside its link's sentence
+            + "Three AeroPress recipes worth learning wait in the kitchen.\n"  # names /p1/, outside its link's sentence
+            + "Cold jugs help too: see this post on latte art basics.")
     site.page("/notes/", "Milk notes", text)
-    site.link("/notes/", "/p3/", "here", offset=text.index("here."))  # vague, its sentence names the target
+    site.link("/notes/", "/p3/", "here", offset=text.index("here about"))  # vague, its sentence names the target
     site.link("/notes/", "/p1/", "read more")  # vague, its sentence names nothing (another does)
     site.link("/notes/", "/p2/", "Chemex notes")  # descriptive
     site.link("/notes/", "/p2/", "this link")  # vague; the phrase that names it is linked already
+    site.link("/notes/", "/p3/", "this post")  # vague; the word that would complete its better anchor is a link
+    site.link("/notes/", "/p0/", "basics", offset=text.rindex("basics"))
     corpus = site.corpus()
     links = vague_links(site.db, corpus, AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles)))
     notes = corpus.index[url("/notes/")]
     assert [(corpus.urls[link.target], link.anchor) for link in links] == [
-        (url("/p3/"), "here"), (url("/p1/"), "read more"), (url("/p2/"), "this link")]
+        (url("/p3/"), "here"), (url("/p1/"), "read more"), (url("/p2/"), "this link"), (url("/p3/"), "this post")]
     assert all(link.source == notes and text[link.offset:].startswith(link.anchor)
                and text[link.context_offset:].startswith(link.context) for link in links)
-    assert [link.context for link in links] == ["For silky foam, pouring latte art is described here.",
-                                                "Then read more.", "See this link for pouring."]
-    assert [link.better for link in links] == ["latte art", None, None]
-    assert text[links[0].better_offset:].startswith("latte art is described")
+    assert [link.context for link in links] == ["For silky foam, read here about pouring latte art basics.",
+                                                "Then read more.", "See this link for pouring.",
+                                                "Cold jugs help too: see this post on latte art basics."]
+    assert [link.better for link in links] == ["latte art basics", None, None, "latte art"]  # whole (anchors.completion)
+    assert text[links[0].better_offset:].startswith("latte art basics.")
     assert [is_vague(anchor) for anchor in ("Here", " here. ", "Read more…", "(this post)", "here we go", "Chemex")] == [
         True, True, True, True, False, False]
 
