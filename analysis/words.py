@@ -50,7 +50,7 @@ ARTICLE, PHRASE_BREAK = 1, 2  # _function_words' values
 ADVERBS = frozenset("today tomorrow yesterday tonight soon later instead ago nowadays upfront anymore".split())
 SUBORDINATORS = frozenset("after although as because before if once since though unless until when whenever where whereas "
                           "whether while".split())  # what a clause, subject then verb, follows: "once cargo doc finishes"
-DETERMINERS = frozenset("a an the this that these those my your his her its our their".split())
+DETERMINERS = frozenset((*ARTICLES, *"this that these those my your his her its our their".split()))
 
 
 @lru_cache(maxsize=1)
