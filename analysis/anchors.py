@@ -254,8 +254,10 @@ def completion(text: str, start: int, end: int) -> int:
     iced pour-over, and editors link the whole phrase. Before a word such as "with" a noun phrase may end too, but as
     often a verb does ("the registry depended on"): those are left as they are."""
     word = _COMPLETING_WORD.match(text, end)
+    if word is None:  # most anchors: a word, or nothing, comes next, not a word and a break
+        return end
     words = text[start:end].split()
-    if (word is None or len(words) >= MAX_WORDS or is_stop_word(words[-1]) or is_stop_word(word.group(1))
+    if (len(words) >= MAX_WORDS or is_stop_word(words[-1]) or is_stop_word(word.group(1))
             or reads_as_adverb_or_past(word.group(1))):
         return end
     before = [found.lower() for found in WORD.findall(text, max(0, start - 40), start)[-2:]]
