@@ -50,9 +50,9 @@ from tqdm import tqdm
 from analysis.anchors import Anchor, AnchorFinder, Found, completion, text_options, title_anchor
 from analysis.candidates import PEERS, Candidates
 from analysis.compiled import compiled
+from analysis.contexts import sentences_at
 from analysis.load import Corpus, Spans, run_items
 from analysis.memory import return_freed_memory
-from linkspider.sentences import sentence_at
 
 DENSE_WEIGHT = 0.5  # the model reads a page's first 256 tokens, the keyword similarity all of it (BENCHMARKS.md, "Quality")
 LEXICAL_WEIGHT = 1.0
@@ -134,6 +134,7 @@ def rank(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_per_p
         else:
             (queue, wanted), cap = ranked.fill(max_per_page, max_per_target), max_per_target
         hubs = queue.hubs(wanted, cap)
+    queue.sentences()  # found here, as rank's cost, rather than when the export first reads the queue
     del ranked
     candidates.release()  # their columns (1.1 GB at 1,000,000 pages): the queue holds its rows' own
     return_freed_memory()
@@ -286,8 +287,8 @@ class Ranked:
         another page, or will (_points_elsewhere); else the title fallback, if that does not point there from as many
         pages either (an editor writes a page's name on few pages; the title fallback, written on none, would otherwise
         be proposed from a dozen) nor elsewhere from its source. A row refused lets its source's next row in
-        (_in_turn); the queue holds each row's anchor as a span, with the sentence of its source that holds it
-        (Queue.add), a text anchor with the word that completes its phrase where one does (completed)."""
+        (_in_turn); the queue holds each row's anchor as a span (Queue.add), a text anchor with the word that completes
+        its phrase where one does (completed)."""
         texts, names, links = self.corpus.texts, self.finder.names, self.corpus.link_spans
         named, link_lengths = _page_named(names), _lengths_held(links)
         queue = Queue(texts, names)
@@ -333,7 +334,7 @@ class Ranked:
                     continue
             used_anchors[key] = used_anchors.get(key, 0) + 1
             per_target[target] = per_target.get(target, 0) + 1
-            queue.add(source, target, similarity, round(score, 4), start, end, strength, template_linked, text)
+            queue.add(source, target, similarity, round(score, 4), start, end, strength, template_linked)
         return queue, wanted
 
     def _in_turn(self, max_per_page: int, refused: list[int]) -> Iterator[tuple]:
@@ -426,16 +427,14 @@ class Queue(Sequence[Suggestion]):
         self.source, self.target, self.similarity, self.score = array("q"), array("q"), array("d"), array("d")
         self.template_linked = array("b")
         self.start, self.end, self.strength = array("q"), array("q"), array("d")  # the anchor's span (-1: a title anchor)
-        self.sentence_start, self.sentence_end = array("q"), array("q")  # its sentence's (between sentences: both at start)
+        self._sentences: tuple[np.ndarray, np.ndarray] | None = None  # their sentences' spans, found when first read
 
     def add(self, source: int, target: int, similarity: float, score: float, start: int, end: int, strength: float,
-            template_linked: bool, text: str | None = None) -> None:
-        """Add a suggestion whose anchor is text[start:end] of its source, with the span of its sentence (sentence_at),
-        both sliced again when read; (-1, -1): the title fallback, the target's name shortened again when read. text:
-        the source's, where the caller holds it (else read again)."""
-        if start >= 0 and text is None:
-            text = self.texts[source]
-        sentence_start, sentence_end = (start, end) if start < 0 else sentence_at(text, start)
+            template_linked: bool) -> None:
+        """Add a suggestion whose anchor is the span [start, end) of its source's text, sliced again when read, with the
+        sentence that holds it (contexts.sentences_at, for all the queue's anchors at once); (-1, -1): the title
+        fallback, the target's name shortened again when read."""
+        self._sentences = None
         self.source.append(source)
         self.target.append(target)
         self.similarity.append(similarity)
@@ -444,8 +443,13 @@ class Queue(Sequence[Suggestion]):
         self.start.append(start)
         self.end.append(end)
         self.strength.append(strength)
-        self.sentence_start.append(sentence_start)
-        self.sentence_end.append(sentence_end)
+
+    def sentences(self) -> tuple[np.ndarray, np.ndarray]:
+        """(starts, ends) of the sentences that hold the anchors (-1 for a title anchor), found once for the queue as
+        it is: rank finds them when its queue is made (their cost is rank's), a queue made otherwise when first read."""
+        if self._sentences is None:
+            self._sentences = sentences_at(self.texts, np.asarray(self.source), np.asarray(self.start))
+        return self._sentences
 
     def per_target(self, pages: int = 0) -> np.ndarray:
         """The suggestions of each target, by page number (pages of them at least)."""
@@ -461,7 +465,7 @@ class Queue(Sequence[Suggestion]):
         objects: ROWS_AT_ONCE at a time."""
         texts, names = self.texts, self.names
         columns = (self.source, self.target, self.similarity, self.score, self.template_linked, self.start, self.end,
-                   self.strength, self.sentence_start, self.sentence_end)
+                   self.strength, *self.sentences())
         places = np.arange(len(self)) if places is None else places
         read, text = -1, ""  # the last source's text: by_pair places read each once
         for first in range(0, len(places), ROWS_AT_ONCE):

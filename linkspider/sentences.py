@@ -9,12 +9,12 @@ from collections.abc import Iterator
 # A sentence ends at . ! or ? (and any closing quotes or brackets) followed by white space, or at a
 # line break: the extractor puts every paragraph, heading and list item on a line of its own, a list item
 # after a marker ("- ", indented as deep as the list) that belongs to no sentence.
-_CLOSERS = "\"'\u201d\u2019)]"
+CLOSERS = "\"'\u201d\u2019)]"
 _LIST_MARKER = r"[ \t]*- "
 # Written to start with one character class, so that the regex engine scans for it at C speed (6x faster than
 # a look-behind first): a match at . ! or ? is the boundary after it, a match at a line break is the boundary;
 # either takes the list marker that starts the next line.
-_BOUNDARY = re.compile(rf"[.!?\n](?:(?<=[.!?])(?P<closers>[{re.escape(_CLOSERS)}]*)(?:\s*\n{_LIST_MARKER}|\s+)"
+_BOUNDARY = re.compile(rf"[.!?\n](?:(?<=[.!?])(?P<closers>[{re.escape(CLOSERS)}]*)(?:\s*\n{_LIST_MARKER}|\s+)"
                        rf"|(?<=\n)\n*(?:{_LIST_MARKER})?)")
 _FIRST_MARKER = re.compile(_LIST_MARKER)
 
@@ -73,7 +73,7 @@ def sentence_at(text: str, offset: int, spans: list[tuple[int, int]] | None = No
         index = bisect_right([start for start, _ in spans], offset) - 1
         return spans[index] if index >= 0 and offset < spans[index][1] else (offset, offset)
     start = text.rfind("\n", 0, offset)
-    while start > 0 and (text[start - 1].isspace() or text[start - 1] in _CLOSERS):
+    while start > 0 and (text[start - 1].isspace() or text[start - 1] in CLOSERS):
         start -= 1
     start = max(start, 0) or _first_line_start(text)
     for boundary in _boundaries(text, start):  # _spans, but a sentence is made only once its boundary ends past offset

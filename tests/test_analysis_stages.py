@@ -14,6 +14,7 @@ import hashlib
 import html
 import inspect
 import os
+import random
 import re
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from analysis import anchors, index, load, memory, pipeline, score, stop_words
+from analysis import anchors, contexts, index, load, memory, pipeline, score, stop_words
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, Found, page_names, title_anchor
 from analysis.backtest import HiddenLink, editorial_links, hidden_links, tfidf_baseline
 from analysis.candidates import (PEERS, Candidate, Candidates, cosines, find_candidates, one_copy_each, same_texts,
@@ -1125,6 +1126,26 @@ def test_the_queue_held_as_columns_reads_back_the_suggestions_it_was_given() -> 
     with pytest.raises(IndexError):
         queue[3]
     assert not score.Queue(texts, names)
+
+
+def test_the_queue_s_compiled_sentences_are_sentence_at_s_at_every_offset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """contexts.sentences_at (the queue's sentences, compiled, a block of texts at a time) answers as
+    linkspider.sentences.sentence_at does, at every offset of random texts made of what makes and breaks a sentence:
+    closing marks, list markers, line breaks, white space the regular expression's \\s takes (no-break, ideographic,
+    line separator, NEL), a lone surrogate; a negative offset (a title anchor) has none."""
+    rng = random.Random(7)
+    alphabet = ["a", "b", " ", ".", "!", "?", "\n", '"', "'", ")", "]", "\u201d", "\u2019", "\t", "\u00a0", "x.", "-",
+                "\n- ", ".\n  - ", "\n\n", "\r", "\x85", "\u2028", "\u3000", "\ud800", "\u00e9"]
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(3000)]
+    pairs = [(page, offset) for page, text in enumerate(texts) for offset in range(len(text) + 1)]
+    rng.shuffle(pairs)
+    pairs.append((1, -1))
+    sources, offsets = np.array(pairs).T
+    monkeypatch.setattr(contexts, "PAGES_AT_ONCE", 100)  # many blocks, in both threads
+    starts, ends = contexts.sentences_at(texts, sources, offsets)
+    expected = [sentence_at(texts[page], offset) if offset >= 0 else (-1, -1) for page, offset in pairs]
+    assert list(zip(starts.tolist(), ends.tolist())) == expected
+    assert sum(start != offset for (_, offset), (start, _) in zip(pairs, expected)) > 10_000  # most inside a sentence
 
 
 def test_queue_anchors_repeat_on_two_pages_at_most_and_stay_apart_per_source(tmp_path: Path) -> None:
