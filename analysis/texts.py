@@ -33,7 +33,10 @@ def write_all(file: BinaryIO, data: bytes | bytearray | np.ndarray) -> None:
 def read_all(file: BinaryIO, start: int, size: int) -> bytes:
     """size bytes of a file from start, by os.pread (from any thread), which may read less than it is asked at a time
     (at most ~2 GB on Linux)."""
-    parts = []
+    first = os.pread(file.fileno(), size, start)
+    if len(first) == size:  # nearly always: one call (the fill reads a text per row of the queue, 400,000 at 100,000 pages)
+        return first
+    parts, start, size = [first], start + len(first), size - len(first)
     while size > 0:
         part = os.pread(file.fileno(), size, start)
         if not part:
@@ -84,7 +87,8 @@ class _Store:
 
     def read(self, start: int, end: int) -> bytes | memoryview:
         """The bytes from start to end (flushed first: call from one thread while appending, from any once done)."""
-        self.flush()
+        if self._held and self._file is not None:  # else nothing to write (flush's lock, at every read, cost ~10%)
+            self.flush()
         if self._file is None:
             return memoryview(self._held)[start:end]
         return read_all(self._file, start, end - start)

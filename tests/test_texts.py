@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import tempfile
 import threading
@@ -44,6 +45,14 @@ def test_page_texts_give_back_every_text_as_it_was_read_in_any_order() -> None:
     assert_same(texts.subset(chosen), [TEXTS[page] for page in chosen])
     texts.append("one more")  # appended after reads
     assert texts[len(TEXTS)] == "one more" and texts[2] == TEXTS[2]
+
+
+def test_a_read_that_the_system_answers_in_parts_gives_back_every_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """os.pread may return fewer bytes than asked (over ~2 GB on Linux): the rest is asked for until the span is read."""
+    texts = PageTexts(TEXTS)
+    real_pread = os.pread
+    monkeypatch.setattr(os, "pread", lambda fd, size, start: real_pread(fd, min(size, 7), start))
+    assert_same(texts, TEXTS)
 
 
 def test_page_texts_hold_no_text_in_memory() -> None:
