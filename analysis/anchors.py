@@ -190,11 +190,13 @@ class Found:
     strengths: np.ndarray  # float32, 0 where none
     best: np.ndarray  # (pairs,) float32: the strength of the pair's strongest window (not always shown), 0 where none
     name_said: np.ndarray  # (pairs,) bool: the source writes out the target's name or a heading word for word (names_said)
+    anchorable: np.ndarray  # (pairs,) bool: a window may name the target, or its name leads: else no text anchor does
 
     @classmethod
     def empty(cls, pairs: int) -> Found:
         return cls(np.full((pairs, ALTERNATIVES), -1, dtype=np.int32), np.full((pairs, ALTERNATIVES), -1, dtype=np.int32),
-                   np.zeros((pairs, ALTERNATIVES), dtype=np.float32), np.zeros(pairs, dtype=np.float32), np.zeros(pairs, dtype=bool))
+                   np.zeros((pairs, ALTERNATIVES), dtype=np.float32), np.zeros(pairs, dtype=np.float32), np.zeros(pairs, dtype=bool),
+                   np.zeros(pairs, dtype=bool))
 
     @classmethod
     def joined(cls, parts: list[Found]) -> Found:
@@ -357,6 +359,7 @@ class AnchorFinder:
             found.name_said, leads = self.names_said(sources[rows], *asked, dict(zip(pages, texts)))
             if self.corpus.citations:
                 leads = self._cited(pages, texts, where, pair_targets, found, leads) | leads
+            found.anchorable[list(leads)] = True
             if select is None:
                 wanted = np.arange(len(rows))
             else:
@@ -557,6 +560,7 @@ class AnchorFinder:
         best_only their best strength alone; return the names and headings to ask of them (PageNames.held), as (pairs,
         names), by pair."""
         first, last, pair, strength, ending = self._windows(phrases, texts, pages, targets, matches, best_only)
+        found.anchorable[pair] = True  # best_only skips a window only where a stronger one of its pair is kept
         slots = 0 if best_only else ALTERNATIVES
         choose(pair, strength, first, last, ending, phrases.starts, phrases.ends, phrases.dotted_before, phrases.collocated,
                SHORTER_ANCHOR, found.best, found.starts[:, :slots], found.ends[:, :slots], found.strengths[:, :slots])

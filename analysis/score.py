@@ -162,15 +162,18 @@ def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_pe
         return _firsts(candidates.source[rows], candidates.target[rows], scores[rows] + _evidence(found), max_per_page)
 
     anchored: list[tuple[np.ndarray, Found]] = []
+    anchorable = np.zeros(len(candidates), dtype=bool)
     with tqdm(total=len(candidates), desc="Anchors", unit="pair", unit_scale=True, disable=not progress) as bar:
         for rows, found, first in finder.search_blocks(candidates.source, candidates.target, firsts):
             scores[rows] += _evidence(found)
+            anchorable[rows] = found.anchorable
             anchored.append((rows[first], found[first]))
             bar.update(len(rows))
     return_freed_memory()  # what the search's threads freed in their own heaps (260 MB at 100,000 pages, BENCHMARKS.md)
     rows = np.concatenate([np.zeros(0, dtype=np.int64), *(rows for rows, _ in anchored)])
     by_row = np.argsort(rows)
-    return Ranked(corpus, candidates, rows[by_row], Found.joined([found for _, found in anchored])[by_row], finder, scores)
+    return Ranked(corpus, candidates, rows[by_row], Found.joined([found for _, found in anchored])[by_row], finder, scores,
+                  anchorable)
 
 
 def _evidence(found: Found) -> np.ndarray:
@@ -276,6 +279,7 @@ class Ranked:
     found: Found
     finder: AnchorFinder
     scores: np.ndarray
+    anchorable: np.ndarray  # per row: Found.anchorable (a row that is not has no text anchor, and _row searches none)
     later: dict[int, tuple[list[int], list[int], list[float]]] = field(default_factory=dict)  # others' anchors, found
     ahead: dict[int, int] = field(default_factory=dict)  # of each source: its later rows the next search takes (_row)
 
@@ -399,7 +403,8 @@ class Ranked:
         as many each time after. A source refused once is often refused again (its targets full, its anchors spent),
         and each search costs ~15 ms at 100,000 pages, most of it for the targets' terms, and reads and splits its
         sources' texts again: a 1,000-page site whose sources fill half their places took 550 searches, 15 s, for its
-        rows one at a time (BENCHMARKS.md, "Analysis")."""
+        rows one at a time (BENCHMARKS.md, "Analysis"). A row that the first search found no window and no name for
+        (not anchorable) has no text anchor: it is not searched again (on that site, most rows walked)."""
         candidates, row = self.candidates, entry[3]
         if row not in self.later:
             grouped, starts = self._by_source
@@ -410,9 +415,13 @@ class Ranked:
                     self.ahead[source] = 2 * ahead
                     first = starts[source] + place
                     asked.update(dict.fromkeys(grouped[first:min(first + ahead, starts[source + 1])].tolist()))
-            rows = np.array([later for later in asked if later not in self.later])
-            found = self.finder.search_all(candidates.source[rows], candidates.target[rows])
-            self.later.update(zip(rows.tolist(), found.alternatives(np.arange(len(rows)))))
+            rows = np.array([later for later in asked if later not in self.later], dtype=np.int64)
+            anchorless = ~self.anchorable[rows]
+            self.later.update(zip(rows[anchorless].tolist(), Found.empty(int(anchorless.sum())).alternatives(slice(None))))
+            rows = rows[~anchorless]
+            if len(rows):
+                found = self.finder.search_all(candidates.source[rows], candidates.target[rows])
+                self.later.update(zip(rows.tolist(), found.alternatives(np.arange(len(rows)))))
         return (int(candidates.source[row]), int(candidates.target[row]), float(candidates.similarity[row]),
                 float(self.scores[row]), bool(candidates.template_linked[row]), self.later[row])
 

@@ -1311,8 +1311,9 @@ def test_the_best_alone_is_the_best_of_every_window_whichever_windows_anchors_py
 
 
 def test_a_search_that_chooses_the_anchors_of_some_pairs_finds_every_pairs_best_and_their_anchors(tmp_path: Path) -> None:
-    """search_blocks with select (score.py's, each source's first few): every pair's best strength and name_said, and the
-    anchors of the pairs selected, as a search of all finds them; the others' anchors are not chosen."""
+    """search_blocks with select (score.py's, each source's first few): every pair's best strength, name_said and
+    whether it is anchorable, and the anchors of the pairs selected, as a search of all finds them; the others' anchors
+    are not chosen. A pair that is not anchorable has no text anchor (Ranked._row searches it no more)."""
     corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
     keywords = Keywords(corpus.texts)
     pairs = Candidates.of(every_pair(corpus, keywords))
@@ -1322,6 +1323,7 @@ def test_a_search_that_chooses_the_anchors_of_some_pairs_finds_every_pairs_best_
 
     def every_third(rows: np.ndarray, found: Found) -> np.ndarray:
         assert np.array_equal(found.best, whole.best[rows]) and np.array_equal(found.name_said, whole.name_said[rows])
+        assert np.array_equal(found.anchorable, whole.anchorable[rows])
         asked.append(rows)
         return np.arange(len(rows))[rows % 3 == 0][::-1]  # in any order
 
@@ -1333,6 +1335,8 @@ def test_a_search_that_chooses_the_anchors_of_some_pairs_finds_every_pairs_best_
         assert (found.starts[others] == -1).all()
     assert sorted(np.concatenate(asked).tolist()) == list(range(len(pairs)))
     assert (whole.starts[::3, 0] >= 0).sum() > 30
+    assert (whole.starts[~whole.anchorable] == -1).all() and (~whole.anchorable).sum() > 100
+    assert (whole.starts[whole.anchorable & (whole.best == 0), 0] >= 0).any()  # windows on an article: best 0, an anchor
 
 
 def test_the_anchor_search_finds_the_same_once_the_keyword_matrix_is_dropped(tmp_path: Path) -> None:
