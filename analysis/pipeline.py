@@ -96,13 +96,13 @@ class Result:
 
 
 @contextmanager
-def timed(timings: dict[str, float], stage: str, progress: bool = False) -> Iterator[None]:
+def timed(timings: dict[str, float], stage: str, progress: bool = False, part: str = "") -> Iterator[None]:
     """Add the stage's time to timings, then hand what it freed back to the system (return_freed_memory); with
     progress, say on stderr that it starts: given for the stages after embedding, which run for a minute and more on a
     large site with no other sign of life (embedding has its bar, and a bad database or model is one line on stderr,
-    with nothing before it)."""
+    with nothing before it). part: which part of a stage that runs in two (the export's tables, then its CSV)."""
     if progress:
-        print(f"stage: {stage}", file=sys.stderr, flush=True)
+        print(f"stage: {stage}" + (f" ({part})" if part else ""), file=sys.stderr, flush=True)
     start = time.perf_counter()
     yield
     return_freed_memory()
@@ -193,7 +193,7 @@ def run(db_path: str | Path, options: Options) -> Result:
         csv_path = options.csv or db_path.with_suffix(".suggestions.csv")
         cannibalization_csv = csv_path.with_name(db_path.stem + ".cannibalization.csv")
         vague_csv = csv_path.with_name(db_path.stem + ".vague-links.csv")
-        with timed(timings, "export", options.progress):
+        with timed(timings, "export", options.progress, "tables"):
             counts = save_suggestions(db, corpus, proposal.queue)
             save_cannibalization(db, corpus, proposal.cannibalised, cannibalization_csv)
             save_orphans(db, corpus)
@@ -202,7 +202,7 @@ def run(db_path: str | Path, options: Options) -> Result:
             changes = record_changes(db, corpus, len(proposal.queue), counts)
         with timed(timings, "impact", options.progress):
             impact = measure_impact(db, options.approved_only, corpus.site)
-        with timed(timings, "export", options.progress):
+        with timed(timings, "export", options.progress, "CSV, with each suggestion's gain"):
             counts["rows"] = export_csv(db, csv_path)  # after the impact: the CSV shows each suggestion's gain
         with timed(timings, "report", options.progress):
             report = write_report(db, impact, db_path.with_suffix(".report.html"), (proposal.threshold, options.max_similarity),

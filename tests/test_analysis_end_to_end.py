@@ -111,7 +111,8 @@ def test_both_commands_exit_0_and_write_the_csv_beside_the_database(analysed: An
 
 def test_each_stage_after_embedding_is_said_on_stderr_as_it_starts_unless_no_progress(analysed: Analysed) -> None:
     said = [line for line in analysed.first.stderr.splitlines() if line.startswith("stage: ")]
-    assert said == [f"stage: {stage}" for stage in ("index", "candidates", "rank+anchor", "export", "impact", "export", "report")]
+    assert said == [f"stage: {stage}" for stage in ("index", "candidates", "rank+anchor", "export (tables)", "impact",
+                                                      "export (CSV, with each suggestion's gain)", "report")]
     assert re.search(r"Anchors: 100%\|[^|\n]*\| (\S+)/\1 \[", analysed.first.stderr)  # the anchor search's bar, to its end
     assert "stage: " not in analysed.second.stderr and "Anchors" not in analysed.second.stderr  # --no-progress
 
