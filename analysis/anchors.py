@@ -237,13 +237,13 @@ def anchor_options(text: str, name: str, starts: list[int], ends: list[int], str
 def text_options(text: str, starts: list[int], ends: list[int], strengths: list[float]) -> Iterator[tuple[int, int, float]]:
     """A pair's text anchors (Found.alternatives) as (start, end, strength), preferred first, made one at a time: the
     queue takes the first one still free, which is nearly always the first. A window that starts or ends inside what a
-    reader sees as one word is left out (_splits_a_word)."""
+    reader sees as one word is left out (splits_a_word)."""
     for start, end, strength in zip(starts, ends, strengths):
-        if start >= 0 and not _splits_a_word(text, start, end):
+        if start >= 0 and not splits_a_word(text, start, end):
             yield start, end, strength
 
 
-_COMPLETING_WORD = re.compile(r" ([^\W\d_][\w'\u2019-]*)(?=[,;!?)\]\"\u201d\n]|[.:](?!\S)|\Z)")  # a word, then a break
+COMPLETING_WORD = re.compile(r" ([^\W\d_][\w'\u2019-]*)(?=[,;!?)\]\"\u201d\n]|[.:](?!\S)|\Z)")  # a word, then a break
 
 
 def completion(text: str, start: int, end: int) -> int:
@@ -255,7 +255,7 @@ def completion(text: str, start: int, end: int) -> int:
     networking APIs." for "new networking": the search's windows end on words that name the target, "coffee" names no
     iced pour-over, and editors link the whole phrase. Before a word such as "with" a noun phrase may end too, but as
     often a verb does ("the registry depended on"): those are left as they are."""
-    word = _COMPLETING_WORD.match(text, end)
+    word = COMPLETING_WORD.match(text, end)
     if word is None:  # most anchors: a word, or nothing, comes next, not a word and a break
         return end
     words = text[start:end].split()
@@ -272,7 +272,7 @@ _GOES_ON_GLUED = re.compile(r"[^\s\u2013\u2014.,;:!?()\[\]{}\"'\u2019\u201d\u202
 _STARTED_GLUED = re.compile(r"[^\s\u2013\u2014()\[\]{}\"'\u2018\u201c]\Z")
 
 
-def _splits_a_word(text: str, start: int, end: int) -> bool:
+def splits_a_word(text: str, start: int, end: int) -> bool:
     """The span text[start:end] starts or ends inside what a reader sees as one word, where no space parts it from
     what goes on: "Box" of "Box<T>", "Mongoid" of "Mongoid::Document", "1" of "1,000", "release" of "--release". Words
     joined by a dot or a slash are whole already (phrases.py), and a slash at either end belongs to the path it ends

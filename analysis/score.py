@@ -47,7 +47,8 @@ from functools import cached_property
 import numpy as np
 from tqdm import tqdm
 
-from analysis.anchors import Anchor, AnchorFinder, Found, completion, text_options, title_anchor
+from analysis.anchor_keys import LINKED, MAY_COMPLETE, SHOWN, anchor_keys, phrase_key, phrase_keys
+from analysis.anchors import Anchor, AnchorFinder, Found, completion, title_anchor
 from analysis.candidates import PEERS, Candidates
 from analysis.compiled import compiled
 from analysis.contexts import sentences_at
@@ -65,7 +66,8 @@ MAX_TARGET_SHARE = 0.02  # of the whole queue, for any one target (the default h
 MIN_CAP = 3  # suggestions per target the default hub guard always allows
 SAME_ANCHOR_PAGES = 2  # pages that may point one anchor text at one target: editors repeat a name, not a dozen times
 LATER_ROWS_AT_FIRST = 4  # of a source's rows past its first, searched at once the first time one is walked (Ranked._row)
-ROWS_AT_ONCE = 65_536  # rows of the queue turned into Python values at a time (Ranked._columns)
+ROWS_AT_ONCE = 65_536  # rows of the queue turned into Python values at a time (Queue.records)
+FILL_ROWS_AT_ONCE = 8_192  # rows Ranked.fill reads as Python values at a time (_columns), and adds to the queue at once
 
 
 @dataclass(slots=True)  # 400,000 of them at 100,000 pages: no __dict__ each
@@ -268,6 +270,12 @@ def _points_elsewhere(text: str, phrase: str, spans: list[tuple[int, int]]) -> b
     return any(last - first == len(phrase) and text[first:last].lower() == phrase for first, last in spans)
 
 
+def _options(found: Found, keys: np.ndarray, flags: np.ndarray) -> Iterator[tuple[list, list, list, list, list]]:
+    """Each pair's text anchors as Ranked.fill walks them: (starts, ends, strengths, keys, flags), lists read from
+    the arrays at once (a pair's with no anchor: -1 and 0, none SHOWN)."""
+    return zip(found.starts.tolist(), found.ends.tolist(), found.strengths.tolist(), keys.tolist(), flags.tolist())
+
+
 @dataclass
 class Ranked:
     """Scored candidates, ready to be filled into a queue under caps. Queue order is by score, then source, then
@@ -280,65 +288,94 @@ class Ranked:
     finder: AnchorFinder
     scores: np.ndarray
     anchorable: np.ndarray  # per row: Found.anchorable (a row that is not has no text anchor, and _row searches none)
-    later: dict[int, tuple[list[int], list[int], list[float]]] = field(default_factory=dict)  # others' anchors, found
+    later: dict[int, tuple[list, list, list, list, list]] = field(default_factory=dict)  # others' anchors (_options), found
     ahead: dict[int, int] = field(default_factory=dict)  # of each source: its later rows the next search takes (_row)
 
     def fill(self, max_per_page: int, max_per_target: int) -> tuple[Queue, dict[int, int]]:
         """The queue, filled in queue order under both caps, and the rows walked of each target by a source with room
         left (Queue.hubs reads them). A row enters where its source and its target have room and an anchor is left
-        for it: the best text anchor (anchors.text_options) not yet pointing at its target from SAME_ANCHOR_PAGES pages,
-        not overlapping its source's others, not another page's name (_page_named), and not a phrase its source links to
-        another page, or will (_points_elsewhere); else the title fallback, if that does not point there from as many
+        for it: the best text anchor of whole words (anchors.text_options) not yet pointing at its target from
+        SAME_ANCHOR_PAGES pages, not overlapping its source's others, not another page's name (_page_named), and not a
+        phrase its source links to another page, or will (_points_elsewhere); else the title fallback, if that does not point there from as many
         pages either (an editor writes a page's name on few pages; the title fallback, written on none, would otherwise
         be proposed from a dozen) nor elsewhere from its source. A row refused lets its source's next row in
-        (_in_turn); the queue holds each row's anchor as a span (Queue.add), a text anchor with the word that completes
-        its phrase where one does (completed)."""
+        (_in_turn); the queue holds each row's anchor as a span (Queue.extend), a text anchor with the word that completes
+        its phrase where one does (completed). Phrases are compared by their keys (anchor_keys.py: what does not depend
+        on the rows before is found for all rows at once, compiled); a text is read only to complete an anchor."""
         texts, names, links = self.corpus.texts, self.finder.names, self.corpus.link_spans
         named, link_lengths = _page_named(names), _lengths_held(links)
+        named_keys = dict(zip(phrase_keys(list(named)).tolist(), named.values()))
+        link_keys = self._anchor_keys[2]
         queue = Queue(texts, names)
+        title_keys: dict[int, tuple[int, int]] = {}  # of each target walked to its title fallback: (key, length)
 
-        def points_elsewhere(source: int, text: str, phrase: str, taken: list[tuple[int, int]]) -> bool:
-            """_points_elsewhere of the source's queued anchors, then of its links, read only where one may be as long."""
-            return (_points_elsewhere(text, phrase, taken)
-                    or bool(link_lengths[source] >> (len(phrase) & 63) & 1) and _points_elsewhere(text, phrase, links[source]))
+        def title_key(target: int) -> tuple[int, int]:
+            if target not in title_keys:
+                title = title_anchor(names[target]).lower()
+                title_keys[target] = phrase_key(title), len(title)
+            return title_keys[target]
 
-        def completed(source: int, target: int, text: str, start: int, end: int, taken: list[tuple[int, int]]) -> int:
-            """Where the anchor text[start:end], taken, ends as shown: with the word that completes its phrase
+        def links_elsewhere(source: int, key: int, length: int) -> bool:
+            """A link of the source has this text (its key), as long: read only where one may be as long."""
+            if not link_lengths[source] >> (length & 63) & 1:
+                return False
+            first, last = links.starts[source], links.starts[source + 1]
+            return any(link_key == key and end - start == length
+                       for link_key, (start, end) in zip(link_keys[first:last].tolist(), links.spans[first:last].tolist()))
+
+        def completed(source: int, target: int, start: int, end: int, key: int, taken: list[tuple[int, int]]
+                      ) -> tuple[int, int]:
+            """(end, key) of the anchor text[start:end], taken, as shown: with the word that completes its phrase
             (anchors.completion), unless that word is in another anchor or a link of the source, or the longer phrase is
             another page's name or points elsewhere. The row was taken for the anchor without it."""
+            text = texts[source]
             longer = completion(text, start, end)
             if longer == end or any(end < last and first < longer for first, last in (*taken, *links[source])):
-                return end
+                return end, key
             phrase = text[start:longer].lower()
-            return longer if named.get(phrase, target) == target and not points_elsewhere(source, text, phrase, taken) else end
+            if named.get(phrase, target) != target or _points_elsewhere(text, phrase, taken) or _points_elsewhere(
+                    text, phrase, links[source]):
+                return end, key
+            return longer, phrase_key(phrase)
 
         per_target: dict[int, int] = {}  # plain dicts read with get(): a Counter answers a missing key in Python
         wanted: dict[int, int] = {}  # rows walked of each target (by a source with room left)
-        used_anchors: dict[tuple[str, int], int] = {}  # (anchor text in lower case, target): pages pointing it there
+        used_anchors: dict[tuple[int, int], int] = {}  # (anchor's key, target): pages pointing it there
         used_spans: dict[int, list[tuple[int, int]]] = {}  # by source
+        used_keys: dict[int, list[tuple[int, int]]] = {}  # by source: (key, length) of each of its anchors
         refused: list[int] = []  # sources of the rows refused: _in_turn walks their next rows
+        rows: list[tuple] = []  # taken, for the queue: FILL_ROWS_AT_ONCE at a time
         for source, target, similarity, score, template_linked, options in self._in_turn(max_per_page, refused):
             wanted[target] = wanted.get(target, 0) + 1
             if per_target.get(target, 0) >= max_per_target:
                 refused.append(source)
                 continue
-            text, taken = texts[source], used_spans.setdefault(source, [])
-            for start, end, strength in text_options(text, *options):
-                key = (text[start:end].lower(), target)
-                if (used_anchors.get(key, 0) < SAME_ANCHOR_PAGES and not any(start < last and first < end for first, last in taken)
-                        and named.get(key[0], target) == target and not points_elsewhere(source, text, key[0], taken)):
-                    end = completed(source, target, text, start, end, taken)
+            taken, taken_keys = used_spans.setdefault(source, []), used_keys.setdefault(source, [])
+            for start, end, strength, key, flags in zip(*options):
+                if (flags & SHOWN and not flags & LINKED and used_anchors.get((key, target), 0) < SAME_ANCHOR_PAGES
+                        and named_keys.get(key, target) == target and (key, end - start) not in taken_keys
+                        and not (taken and any(start < last and first < end for first, last in taken))):
+                    used = key
+                    if flags & MAY_COMPLETE:
+                        end, key = completed(source, target, start, end, key, taken)
                     taken.append((start, end))
-                    strength = round(strength, 4)
+                    taken_keys.append((key, end - start))
+                    key, strength = used, round(strength, 4)
                     break
             else:
-                start, end, strength, key = -1, -1, 0.0, (title_anchor(names[target]).lower(), target)
-                if used_anchors.get(key, 0) >= SAME_ANCHOR_PAGES or points_elsewhere(source, text, key[0], taken):
+                start, end, strength = -1, -1, 0.0
+                key, length = title_key(target)
+                if (used_anchors.get((key, target), 0) >= SAME_ANCHOR_PAGES or (key, length) in taken_keys
+                        or links_elsewhere(source, key, length)):
                     refused.append(source)
                     continue
-            used_anchors[key] = used_anchors.get(key, 0) + 1
+            used_anchors[key, target] = used_anchors.get((key, target), 0) + 1
             per_target[target] = per_target.get(target, 0) + 1
-            queue.add(source, target, similarity, round(score, 4), start, end, strength, template_linked)
+            rows.append((source, target, similarity, round(score, 4), start, end, strength, template_linked))
+            if len(rows) == FILL_ROWS_AT_ONCE:
+                queue.extend(rows)
+                rows.clear()
+        queue.extend(rows)
         return queue, wanted
 
     def _in_turn(self, max_per_page: int, refused: list[int]) -> Iterator[tuple]:
@@ -386,15 +423,26 @@ class Ranked:
         return grouped, starts
 
     def _columns(self, rows: np.ndarray) -> Iterator[tuple]:
-        """What fill() reads of these rows (each in anchored), as Python values, made ROWS_AT_ONCE rows at a
-        time: for all 400,000 rows of 100,000 pages at once, the lists would hold ~160 MB at the stage of the peak."""
-        candidates = self.candidates
-        for start in range(0, len(rows), ROWS_AT_ONCE):
-            part = rows[start:start + ROWS_AT_ONCE]
+        """What fill() reads of these rows (each in anchored), as Python values, made FILL_ROWS_AT_ONCE rows at a
+        time: for all 400,000 rows of 100,000 pages at once, the lists would hold ~300 MB at the stage of the peak."""
+        candidates, (keys, flags, _) = self.candidates, self._anchor_keys
+        for start in range(0, len(rows), FILL_ROWS_AT_ONCE):
+            part = rows[start:start + FILL_ROWS_AT_ONCE]
+            places = np.searchsorted(self.anchored, part)
             yield from zip(candidates.source[part].tolist(), candidates.target[part].tolist(),
                            candidates.similarity[part].tolist(), self.scores[part].tolist(),
                            candidates.template_linked[part].tolist(),
-                           self.found.alternatives(np.searchsorted(self.anchored, part)))
+                           _options(self.found[places], keys[places], flags[places]))
+
+    @cached_property
+    def _anchor_keys(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The keys and flags of the anchored rows' text anchors (anchor_keys.py), and the keys of the links of their
+        sources (by span)."""
+        links = self.corpus.link_spans
+        link_keys = np.zeros(len(links.spans), np.uint64)
+        keys, flags = anchor_keys(self.corpus.texts, self.candidates.source[self.anchored], self.found.starts,
+                                  self.found.ends, links, link_keys)
+        return keys, flags, link_keys
 
     def _row(self, entry: tuple[float, int, int, int, int], waiting: list[tuple[float, int, int, int, int]]) -> tuple:
         """What fill() reads of a row past its source's first (_columns, from _in_turn's entry). Its anchors are found
@@ -417,11 +465,15 @@ class Ranked:
                     asked.update(dict.fromkeys(grouped[first:min(first + ahead, starts[source + 1])].tolist()))
             rows = np.array([later for later in asked if later not in self.later], dtype=np.int64)
             anchorless = ~self.anchorable[rows]
-            self.later.update(zip(rows[anchorless].tolist(), Found.empty(int(anchorless.sum())).alternatives(slice(None))))
+            none = Found.empty(int(anchorless.sum()))
+            zeros = np.zeros(none.starts.shape, np.uint8)
+            self.later.update(zip(rows[anchorless].tolist(), _options(none, zeros, zeros)))
             rows = rows[~anchorless]
             if len(rows):
                 found = self.finder.search_all(candidates.source[rows], candidates.target[rows])
-                self.later.update(zip(rows.tolist(), found.alternatives(np.arange(len(rows)))))
+                keys, flags = anchor_keys(self.corpus.texts, candidates.source[rows], found.starts, found.ends,
+                                          self.corpus.link_spans, self._anchor_keys[2])
+                self.later.update(zip(rows.tolist(), _options(found, keys, flags)))
         return (int(candidates.source[row]), int(candidates.target[row]), float(candidates.similarity[row]),
                 float(self.scores[row]), bool(candidates.template_linked[row]), self.later[row])
 
@@ -438,20 +490,16 @@ class Queue(Sequence[Suggestion]):
         self.start, self.end, self.strength = array("q"), array("q"), array("d")  # the anchor's span (-1: a title anchor)
         self._sentences: tuple[np.ndarray, np.ndarray] | None = None  # their sentences' spans, found when first read
 
-    def add(self, source: int, target: int, similarity: float, score: float, start: int, end: int, strength: float,
-            template_linked: bool) -> None:
-        """Add a suggestion whose anchor is the span [start, end) of its source's text, sliced again when read, with the
-        sentence that holds it (contexts.sentences_at, for all the queue's anchors at once); (-1, -1): the title
-        fallback, the target's name shortened again when read."""
+    def extend(self, rows: Sequence[tuple[int, int, float, float, int, int, float, bool]]) -> None:
+        """Add suggestions, each (source, target, similarity, score, start, end, strength, template_linked): its anchor
+        the span [start, end) of its source's text, sliced again when read, with the sentence that holds it
+        (contexts.sentences_at, for all the queue's anchors at once); (-1, -1): the title fallback, the target's name
+        shortened again when read. A column at a time: a call a row was a tenth of the fill."""
         self._sentences = None
-        self.source.append(source)
-        self.target.append(target)
-        self.similarity.append(similarity)
-        self.score.append(score)
-        self.template_linked.append(template_linked)
-        self.start.append(start)
-        self.end.append(end)
-        self.strength.append(strength)
+        columns = (self.source, self.target, self.similarity, self.score, self.start, self.end, self.strength,
+                   self.template_linked)
+        for column, values in zip(columns, zip(*rows)):
+            column.extend(values)
 
     def sentences(self) -> tuple[np.ndarray, np.ndarray]:
         """(starts, ends) of the sentences that hold the anchors (-1 for a title anchor), found once for the queue as

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from analysis import anchors, contexts, index, load, memory, pipeline, score, stop_words
+from analysis import anchor_keys, anchors, contexts, index, load, memory, pipeline, score, stop_words
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, Found, page_names, title_anchor
 from analysis.backtest import HiddenLink, editorial_links, hidden_links, tfidf_baseline
 from analysis.candidates import (PEERS, Candidate, Candidates, cosines, find_candidates, one_copy_each, same_texts,
@@ -1112,9 +1112,8 @@ def test_the_queue_held_as_columns_reads_back_the_suggestions_it_was_given() -> 
             Suggestion(2, 1, 0.125, 0.5, Anchor(title_anchor(names[1]), "title", 0.0), False)]
     def queue_of(items: list[Suggestion]) -> score.Queue:
         queue = score.Queue(texts, names)
-        for item in items:
-            queue.add(item.source, item.target, item.similarity, item.score, *(item.anchor.span or (-1, -1)), item.anchor.strength,
-                      item.template_linked)
+        queue.extend([(item.source, item.target, item.similarity, item.score, *(item.anchor.span or (-1, -1)),
+                       item.anchor.strength, item.template_linked) for item in items])
         return queue
     queue = queue_of(made)
     assert made[0].anchor.context == "Read about raw pointers here." and made[1].anchor.context == texts[1]
@@ -1146,6 +1145,50 @@ def test_the_queue_s_compiled_sentences_are_sentence_at_s_at_every_offset(monkey
     expected = [sentence_at(texts[page], offset) if offset >= 0 else (-1, -1) for page, offset in pairs]
     assert list(zip(starts.tolist(), ends.tolist())) == expected
     assert sum(start != offset for (_, offset), (start, _) in zip(pairs, expected)) > 10_000  # most inside a sentence
+
+
+def test_the_fill_s_compiled_anchor_keys_are_the_reference_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    """anchor_keys.anchor_keys (what Ranked.fill asks of each text anchor, compiled, a block of sources at a time)
+    answers as the Python reference anchor_keys_of does, on random texts made of what glues words, completes a phrase,
+    and changes in lower case: a dotted or double-colon word after an anchor, brackets and quotes, white space the
+    regular expression's \\s takes, letters past ASCII, U+0130 (two code points in lower case), the capital sigma (its
+    lower case depends on its neighbours), digits \\d takes and one it does not, an emoji, a lone surrogate; anchors
+    that are a link's text. And the reference is what the fill compared: the key of the lower-case phrase, whole words
+    (anchors.splits_a_word), a word that may complete it (anchors.COMPLETING_WORD), a link of the same text."""
+    rng = random.Random(11)
+    alphabet = ["a", "Zb", " ", " ", "Q1", "_", "-", "'", "\u2019", ".", ",", ";", ":", "::", "!", "?", "(", ")", "[", "]",
+                '"', "\u201c", "\u201d", "\u2018", "\u2013", "\u2014", "\u2026", "\n", "\t", "\u00a0", "\u3000", "\u00c9t\u00e9",
+                "\u0130", "\u03a3", "\u03c3", "\u00b2", "\u0661", "\U0001f600", "\ud800", ". ", ": ", " x", "/", " 1,", " \u0661."]
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))) for _ in range(2000)]
+    links = [sorted(tuple(sorted(rng.sample(range(len(text) + 1), 2))) for _ in range(rng.randint(0, 3))) if len(text) > 1
+             else [] for text in texts]
+    texts[0], links[0] = "\u0130 ab, i\u0307 ab", [(0, 4)]  # the same in lower case ("i\u0307 ab"), not as long: no link's text
+    rows = [(0, [6, -1, -1], [11, -1, -1])]  # (source, starts, ends): three anchors a pair, or none (-1); some a link's text
+    for page, text in enumerate(texts):
+        for _ in range(rng.randint(0, 3) if text else 0):
+            spans = [rng.choice(links[page]) if links[page] and rng.random() < 0.3 else tuple(sorted(rng.sample(range(len(text) + 1), 2)))
+                     for _ in range(3)]
+            spans = [(start, end) if end > start and rng.random() < 0.8 else (-1, -1) for start, end in spans]
+            rows.append((page, [start for start, _ in spans], [end for _, end in spans]))
+    rng.shuffle(rows)
+    spans = Spans.per_page(links)
+    link_keys = np.zeros(len(spans.spans), np.uint64)
+    monkeypatch.setattr(anchor_keys, "PAGES_AT_ONCE", 100)  # many blocks, in both threads
+    keys, flags = anchor_keys.anchor_keys(texts, np.array([page for page, _, _ in rows]), np.array([s for _, s, _ in rows], np.int32),
+                                          np.array([e for _, _, e in rows], np.int32), spans, link_keys)
+    assert [(list(k), list(f)) for k, f in zip(keys.tolist(), flags.tolist())] == [
+        anchor_keys.anchor_keys_of(texts[page], starts, ends, links[page]) for page, starts, ends in rows]
+    covered = sorted({page for page, _, _ in rows})
+    assert [link_keys[spans.starts[page]:spans.starts[page + 1]].tolist() for page in covered] == [
+        anchor_keys.phrase_keys([texts[page][a:b].lower() for a, b in links[page]]).tolist() for page in covered]
+    counts = Counter(flag for row in flags.tolist() for flag in row)
+    assert all(counts[flag] > 20 for flag in (anchor_keys.SHOWN, anchor_keys.MAY_COMPLETE, anchor_keys.LINKED))
+    page, starts, ends = next(row for row in rows if "\u03a3" in texts[row[0]] and row[1][0] >= 0)
+    text, start, end = texts[page], starts[0], ends[0]
+    assert anchor_keys.anchor_keys_of(text, [start], [end], links[page]) == ([anchor_keys.phrase_key(text[start:end].lower())], [
+        (0 if anchors.splits_a_word(text, start, end) else anchor_keys.SHOWN)
+        | (anchor_keys.MAY_COMPLETE if anchors.COMPLETING_WORD.match(text, end) else 0)
+        | (anchor_keys.LINKED if any(b - a == end - start and text[a:b].lower() == text[start:end].lower() for a, b in links[page]) else 0)])
 
 
 def test_queue_anchors_repeat_on_two_pages_at_most_and_stay_apart_per_source(tmp_path: Path) -> None:
