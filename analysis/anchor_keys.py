@@ -37,7 +37,7 @@ _FNV_OFFSET, _FNV_PRIME = np.uint64(0xCBF29CE484222325), np.uint64(0x100000001B3
 _PRIME, _MASK = int(_FNV_PRIME), 2**64 - 1
 _WORD_CHARACTER = re.compile(r"\w")
 _APOSTROPHE, _CURLY_APOSTROPHE, _DASH, _COLON, _SPACE_BAR, _UNDERSCORE = 39, 0x2019, 45, 58, 32, 95
-_NOT_GOING_ON = np.array([ord(mark) for mark in "\u2013\u2014.,;:!?()[]{}\"'\u2019\u201d\u2026"], dtype=np.uint32)  # _GOES_ON_GLUED
+_NOT_GOING_ON = np.array([ord(mark) for mark in "\u2013\u2014.,;:!?()[]{}\"'\u2019\u201d\u2026"], np.uint32)  # _GOES_ON_GLUED
 _GLUED_BEFORE_WORD = np.array([ord(mark) for mark in ".,;:!?"], dtype=np.uint32)
 _NOT_STARTED = np.array([ord(mark) for mark in "\u2013\u2014()[]{}\"'\u2018\u201c"], dtype=np.uint32)  # _STARTED_GLUED
 _BREAKS = np.array([ord(mark) for mark in ",;!?)]\"\u201d\n"], dtype=np.uint32)  # COMPLETING_WORD's lookahead
@@ -79,8 +79,8 @@ def anchor_keys_of(text: str, starts: Sequence[int], ends: Sequence[int], links:
         phrase = text[start:end].lower()
         linked = any(last - first == end - start and text[first:last].lower() == phrase for first, last in links)
         keys.append(phrase_key(phrase))
-        flags.append((0 if splits_a_word(text, start, end) else SHOWN) | (MAY_COMPLETE if COMPLETING_WORD.match(text, end) else 0)
-                     | (LINKED if linked else 0))
+        flags.append((0 if splits_a_word(text, start, end) else SHOWN) | (LINKED if linked else 0)
+                     | (MAY_COMPLETE if COMPLETING_WORD.match(text, end) else 0))
     return keys, flags
 
 
@@ -113,7 +113,8 @@ def anchor_keys(texts: Sequence[str], sources: np.ndarray, starts: np.ndarray, e
         for text, page in enumerate(block.tolist() if _CAPITAL_SIGMA in others else []):
             if sigma in held[text]:
                 spans = links[page]
-                link_keys[links.starts[page]:links.starts[page + 1]] = phrase_keys([held[text][a:b].lower() for a, b in spans])
+                link_keys[links.starts[page]:links.starts[page + 1]] = phrase_keys([held[text][a:b].lower()
+                                                                                    for a, b in spans])
                 for row in these[text_of == text].tolist():
                     keys[row], flags[row] = anchor_keys_of(held[text], starts[row].tolist(), ends[row].tolist(), spans)
 
@@ -166,7 +167,8 @@ def _anchor_keys(codes: np.ndarray, text_starts: np.ndarray, text_of: np.ndarray
 
 
 @compiled
-def _span_key(text: np.ndarray, start: int, end: int, others: np.ndarray, lower: np.ndarray, lower_second: np.ndarray) -> np.uint64:
+def _span_key(text: np.ndarray, start: int, end: int, others: np.ndarray, lower: np.ndarray,
+              lower_second: np.ndarray) -> np.uint64:
     """The key of text[start:end] in lower case."""
     value = _FNV_OFFSET
     for at in range(start, end):

@@ -296,12 +296,13 @@ class Ranked:
         left (Queue.hubs reads them). A row enters where its source and its target have room and an anchor is left
         for it: the best text anchor of whole words (anchors.text_options) not yet pointing at its target from
         SAME_ANCHOR_PAGES pages, not overlapping its source's others, not another page's name (_page_named), and not a
-        phrase its source links to another page, or will (_points_elsewhere); else the title fallback, if that does not point there from as many
-        pages either (an editor writes a page's name on few pages; the title fallback, written on none, would otherwise
-        be proposed from a dozen) nor elsewhere from its source. A row refused lets its source's next row in
-        (_in_turn); the queue holds each row's anchor as a span (Queue.extend), a text anchor with the word that completes
-        its phrase where one does (completed). Phrases are compared by their keys (anchor_keys.py: what does not depend
-        on the rows before is found for all rows at once, compiled); a text is read only to complete an anchor."""
+        phrase its source links to another page, or will (_points_elsewhere); else the title fallback, if that does not
+        point there from as many pages either (an editor writes a page's name on few pages; the title fallback, written
+        on none, would otherwise be proposed from a dozen) nor elsewhere from its source. A row refused lets its
+        source's next row in (_in_turn); the queue holds each row's anchor as a span (Queue.extend), a text anchor with
+        the word that completes its phrase where one does (completed). Phrases are compared by their keys
+        (anchor_keys.py: what does not depend on the rows before is found for all rows at once, compiled); a text is
+        read only to complete an anchor."""
         texts, names, links = self.corpus.texts, self.finder.names, self.corpus.link_spans
         named, link_lengths = _page_named(names), _lengths_held(links)
         named_keys = dict(zip(phrase_keys(list(named)).tolist(), named.values()))
@@ -320,8 +321,8 @@ class Ranked:
             if not link_lengths[source] >> (length & 63) & 1:
                 return False
             first, last = links.starts[source], links.starts[source + 1]
-            return any(link_key == key and end - start == length
-                       for link_key, (start, end) in zip(link_keys[first:last].tolist(), links.spans[first:last].tolist()))
+            spans = zip(link_keys[first:last].tolist(), links.spans[first:last].tolist())
+            return any(link_key == key and end - start == length for link_key, (start, end) in spans)
 
         def completed(source: int, target: int, start: int, end: int, key: int, taken: list[tuple[int, int]]
                       ) -> tuple[int, int]:
