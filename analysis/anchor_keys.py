@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from analysis.anchors import COMPLETING_WORD, splits_a_word
-from analysis.compiled import compiled
+from analysis.compiled import compiled, one_of
 from analysis.index import THREADS
 from analysis.load import Spans, run_items
 from analysis.texts import PageTexts
@@ -189,28 +189,20 @@ def _class(code: int, others: np.ndarray, classes: np.ndarray) -> int:
 
 
 @compiled
-def _among(code: int, marks: np.ndarray) -> bool:
-    for mark in marks:
-        if code == mark:
-            return True
-    return False
-
-
-@compiled
 def _splits(text: np.ndarray, start: int, end: int, others: np.ndarray, classes: np.ndarray) -> bool:
     """anchors.splits_a_word: what follows goes on glued (_GOES_ON_GLUED), or what comes before started glued."""
     if end < len(text):
         code = text[end]
-        if not (_class(code, others, classes) & _SPACE or _among(code, _NOT_GOING_ON)):
+        if not (_class(code, others, classes) & _SPACE or one_of(code, _NOT_GOING_ON)):
             return True
-        if _among(code, _GLUED_BEFORE_WORD) and end + 1 < len(text) and _class(text[end + 1], others, classes) & _WORD:
+        if one_of(code, _GLUED_BEFORE_WORD) and end + 1 < len(text) and _class(text[end + 1], others, classes) & _WORD:
             return True
         if (code == _COLON and end + 2 < len(text) and text[end + 1] == _COLON
                 and _class(text[end + 2], others, classes) & _WORD):
             return True
     if start >= 1:
         code = text[start - 1]
-        return not (_class(code, others, classes) & _SPACE or _among(code, _NOT_STARTED))
+        return not (_class(code, others, classes) & _SPACE or one_of(code, _NOT_STARTED))
     return False
 
 
@@ -227,6 +219,6 @@ def _may_complete(text: np.ndarray, end: int, others: np.ndarray, classes: np.nd
     while at < len(text) and (_class(text[at], others, classes) & _WORD or text[at] == _APOSTROPHE
                               or text[at] == _CURLY_APOSTROPHE or text[at] == _DASH):
         at += 1
-    if at == len(text) or _among(text[at], _BREAKS):
+    if at == len(text) or one_of(text[at], _BREAKS):
         return True
-    return _among(text[at], _STOPS) and (at + 1 == len(text) or bool(_class(text[at + 1], others, classes) & _SPACE))
+    return one_of(text[at], _STOPS) and (at + 1 == len(text) or bool(_class(text[at + 1], others, classes) & _SPACE))
