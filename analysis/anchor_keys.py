@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from analysis.anchors import COMPLETING_WORD, splits_a_word
-from analysis.compiled import compiled, one_of
+from analysis.compiled import compiled
 from analysis.index import THREADS
 from analysis.load import Spans, run_items
 from analysis.texts import PageTexts
@@ -32,21 +32,22 @@ from analysis.texts import PageTexts
 SHOWN, MAY_COMPLETE, LINKED = 1, 2, 4  # flags: whole words; a word may complete it; a link of the source has its text
 PAGES_AT_ONCE = 512  # sources whose texts a block holds as code points (~6 MB, twice: at 2,048 they raised rank's peak)
 _CAPITAL_SIGMA = 0x3A3
-_WORD, _DECIMAL, _SPACE = 1, 2, 4  # a code point's classes, as re's \w, \d and \s see them
+_WORD, _DECIMAL, _SPACE = 1, 2, 4  # a code point's classes, as re's \w, \d and \s see them, and the marks of:
+_ENDS_GLUE_FREE = 8  # anchors._GOES_ON_GLUED's first set: after an anchor, no word goes on
+_GLUES_A_WORD = 16  # "." "," ... before a word character: glued ("1,000", "Mongoid::Document")
+_STARTS_GLUE_FREE = 32  # anchors._STARTED_GLUED's set: before an anchor, no word started
+_BREAK, _STOP = 64, 128  # COMPLETING_WORD's lookahead: a break, or "." ":" before white space or the end
+_MARKS = ((_ENDS_GLUE_FREE, "\u2013\u2014.,;:!?()[]{}\"'\u2019\u201d\u2026"), (_GLUES_A_WORD, ".,;:!?"),
+          (_STARTS_GLUE_FREE, "\u2013\u2014()[]{}\"'\u2018\u201c"), (_BREAK, ",;!?)]\"\u201d\n"), (_STOP, ".:"))
 _FNV_OFFSET, _FNV_PRIME = np.uint64(0xCBF29CE484222325), np.uint64(0x100000001B3)
 _PRIME, _MASK = int(_FNV_PRIME), 2**64 - 1
 _WORD_CHARACTER = re.compile(r"\w")
 _APOSTROPHE, _CURLY_APOSTROPHE, _DASH, _COLON, _SPACE_BAR, _UNDERSCORE = 39, 0x2019, 45, 58, 32, 95
-_NOT_GOING_ON = np.array([ord(mark) for mark in "\u2013\u2014.,;:!?()[]{}\"'\u2019\u201d\u2026"], np.uint32)  # _GOES_ON_GLUED
-_GLUED_BEFORE_WORD = np.array([ord(mark) for mark in ".,;:!?"], dtype=np.uint32)
-_NOT_STARTED = np.array([ord(mark) for mark in "\u2013\u2014()[]{}\"'\u2018\u201c"], dtype=np.uint32)  # _STARTED_GLUED
-_BREAKS = np.array([ord(mark) for mark in ",;!?)]\"\u201d\n"], dtype=np.uint32)  # COMPLETING_WORD's lookahead
-_STOPS = np.array([ord(mark) for mark in ".:"], dtype=np.uint32)  # ... before white space or the end
 
 
 def _classes(character: str) -> int:
     return ((_WORD if _WORD_CHARACTER.match(character) else 0) | (_DECIMAL if character.isdecimal() else 0)
-            | (_SPACE if character.isspace() else 0))
+            | (_SPACE if character.isspace() else 0) | sum(bit for bit, marks in _MARKS if character in marks))
 
 
 _ASCII_CLASSES = np.array([_classes(chr(code)) for code in range(128)], dtype=np.uint8)
@@ -192,18 +193,15 @@ def _class(code: int, others: np.ndarray, classes: np.ndarray) -> int:
 def _splits(text: np.ndarray, start: int, end: int, others: np.ndarray, classes: np.ndarray) -> bool:
     """anchors.splits_a_word: what follows goes on glued (_GOES_ON_GLUED), or what comes before started glued."""
     if end < len(text):
-        code = text[end]
-        if not (_class(code, others, classes) & _SPACE or one_of(code, _NOT_GOING_ON)):
+        kind = _class(text[end], others, classes)
+        if not kind & (_SPACE | _ENDS_GLUE_FREE):
             return True
-        if one_of(code, _GLUED_BEFORE_WORD) and end + 1 < len(text) and _class(text[end + 1], others, classes) & _WORD:
+        if kind & _GLUES_A_WORD and end + 1 < len(text) and _class(text[end + 1], others, classes) & _WORD:
             return True
-        if (code == _COLON and end + 2 < len(text) and text[end + 1] == _COLON
+        if (text[end] == _COLON and end + 2 < len(text) and text[end + 1] == _COLON
                 and _class(text[end + 2], others, classes) & _WORD):
             return True
-    if start >= 1:
-        code = text[start - 1]
-        return not (_class(code, others, classes) & _SPACE or one_of(code, _NOT_STARTED))
-    return False
+    return start >= 1 and not _class(text[start - 1], others, classes) & (_SPACE | _STARTS_GLUE_FREE)
 
 
 @compiled
@@ -219,6 +217,7 @@ def _may_complete(text: np.ndarray, end: int, others: np.ndarray, classes: np.nd
     while at < len(text) and (_class(text[at], others, classes) & _WORD or text[at] == _APOSTROPHE
                               or text[at] == _CURLY_APOSTROPHE or text[at] == _DASH):
         at += 1
-    if at == len(text) or one_of(text[at], _BREAKS):
+    if at == len(text) or _class(text[at], others, classes) & _BREAK:
         return True
-    return one_of(text[at], _STOPS) and (at + 1 == len(text) or bool(_class(text[at + 1], others, classes) & _SPACE))
+    return bool(_class(text[at], others, classes) & _STOP) and (
+        at + 1 == len(text) or bool(_class(text[at + 1], others, classes) & _SPACE))

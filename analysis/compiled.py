@@ -14,20 +14,9 @@ import os
 from collections.abc import Callable
 
 import numba
-import numpy as np
 
 _CACHEABLE = os.path.exists(__file__)  # False inside a zip or an egg
 
 
 def compiled(function: Callable) -> Callable:
     return numba.njit(nogil=True, cache=_CACHEABLE)(function)
-
-
-@compiled
-def one_of(code: int, codes: np.ndarray) -> bool:
-    """The code point is one of these few (a scan: no sort, no search). Compiled into its callers' caches, which numba
-    keys by their own files: a change here needs analysis/__pycache__ deleted with it."""
-    for other in codes:
-        if code == other:
-            return True
-    return False

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from analysis.compiled import compiled, one_of
+from analysis.compiled import compiled
 from analysis.index import THREADS
 from analysis.texts import PageTexts
 from linkspider.sentences import CLOSERS
@@ -65,7 +65,7 @@ def _sentence_at(text: np.ndarray, offset: int, space: np.ndarray, closers: np.n
     start = offset - 1
     while start >= 0 and text[start] != _NEWLINE:
         start -= 1
-    while start > 0 and (_is_space(text[start - 1], space) or one_of(text[start - 1], closers)):
+    while start > 0 and (_is_space(text[start - 1], space) or _is_closer(text[start - 1], closers)):
         start -= 1
     if start <= 0:
         start = max(_marker_end(text, 0), 0)
@@ -93,7 +93,7 @@ def _next_boundary(text: np.ndarray, at: int, space: np.ndarray, closers: np.nda
         code = text[place]
         if _is_terminal(code):
             closed = place + 1
-            while closed < length and one_of(text[closed], closers):
+            while closed < length and _is_closer(text[closed], closers):
                 closed += 1
             blank, last_break = closed, -1
             while blank < length and _is_space(text[blank], space):
@@ -146,6 +146,14 @@ def _has_text(text: np.ndarray, start: int, end: int, space: np.ndarray) -> bool
 @compiled
 def _is_space(code: int, space: np.ndarray) -> bool:
     return code < len(space) and space[code]
+
+
+@compiled
+def _is_closer(code: int, closers: np.ndarray) -> bool:
+    for closer in closers:
+        if code == closer:
+            return True
+    return False
 
 
 @compiled
