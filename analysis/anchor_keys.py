@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -27,7 +26,7 @@ from analysis.anchors import COMPLETING_WORD, splits_a_word
 from analysis.compiled import compiled
 from analysis.index import THREADS
 from analysis.load import Spans, run_items
-from analysis.texts import PageTexts
+from analysis.texts import SourceBlock, by_source_blocks
 
 SHOWN, MAY_COMPLETE, LINKED = 1, 2, 4  # flags: whole words; a word may complete it; a link of the source has its text
 PAGES_AT_ONCE = 512  # sources whose texts a block holds as code points (~6 MB, twice: at 2,048 they raised rank's peak)
@@ -90,37 +89,28 @@ def anchor_keys(texts: Sequence[str], sources: np.ndarray, starts: np.ndarray, e
     """(keys, flags) of the pairs' text anchors (row i: source sources[i], anchors starts[i, j]:ends[i, j]), as
     anchor_keys_of finds them; the keys of the links of those sources are written into link_keys (by span)."""
     keys, flags = np.zeros(starts.shape, np.uint64), np.zeros(starts.shape, np.uint8)
-    rows = np.argsort(sources, kind="stable")
-    pages, first_row = np.unique(sources[rows], return_index=True)
-    first_row = np.append(first_row, len(rows))
 
-    def find(first: int) -> None:
-        block = pages[first:first + PAGES_AT_ONCE]
-        held = texts.many(block.tolist()) if isinstance(texts, PageTexts) else [texts[page] for page in block.tolist()]
-        these = rows[first_row[first]:first_row[first + len(block)]]
-        text_of = np.searchsorted(block, sources[these])
-        counts = links.starts[block + 1] - links.starts[block]
-        link_rows, link_starts = run_items(links.starts[block], counts)[1], np.concatenate([[0], np.cumsum(counts)])
-        codes = np.frombuffer("".join(held).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        text_starts = np.concatenate([[0], np.cumsum([len(text) for text in held])]).astype(np.int64)
+    def find(block: SourceBlock) -> None:
+        these, codes = block.rows, block.codes
+        counts = links.starts[block.pages + 1] - links.starts[block.pages]
+        link_rows, link_starts = run_items(links.starts[block.pages], counts)[1], np.concatenate([[0], np.cumsum(counts)])
         others = np.unique(codes[codes > 127])
         lower = [chr(code).lower() for code in others.tolist()]
-        found = _anchor_keys(codes, text_starts, text_of, starts[these], ends[these], link_starts, links.spans[link_rows],
-                             others, np.array([_classes(chr(code)) for code in others.tolist()], dtype=np.uint8),
+        found = _anchor_keys(codes, block.starts, block.text_of, starts[these], ends[these], link_starts,
+                             links.spans[link_rows], others,
+                             np.array([_classes(chr(code)) for code in others.tolist()], dtype=np.uint8),
                              np.array([ord(low[0]) for low in lower], dtype=np.uint32),
                              np.array([ord(low[1]) if len(low) > 1 else 0 for low in lower], dtype=np.uint32))
         keys[these], flags[these], link_keys[link_rows] = found
         sigma = chr(_CAPITAL_SIGMA)  # whose lower case depends on its neighbours
-        for text, page in enumerate(block.tolist() if _CAPITAL_SIGMA in others else []):
-            if sigma in held[text]:
-                spans = links[page]
-                link_keys[links.starts[page]:links.starts[page + 1]] = phrase_keys([held[text][a:b].lower()
-                                                                                    for a, b in spans])
-                for row in these[text_of == text].tolist():
-                    keys[row], flags[row] = anchor_keys_of(held[text], starts[row].tolist(), ends[row].tolist(), spans)
+        for text, page in enumerate(block.pages.tolist() if _CAPITAL_SIGMA in others else []):
+            if sigma in block.texts[text]:
+                held, spans = block.texts[text], links[page]
+                link_keys[links.starts[page]:links.starts[page + 1]] = phrase_keys([held[a:b].lower() for a, b in spans])
+                for row in these[block.text_of == text].tolist():
+                    keys[row], flags[row] = anchor_keys_of(held, starts[row].tolist(), ends[row].tolist(), spans)
 
-    with ThreadPoolExecutor(THREADS) as pool:
-        list(pool.map(find, range(0, len(pages), PAGES_AT_ONCE)))
+    by_source_blocks(texts, sources, np.arange(len(sources)), PAGES_AT_ONCE, THREADS, find)
     return keys, flags
 
 

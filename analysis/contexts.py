@@ -9,13 +9,12 @@ holds the two to the same answer at every offset of random texts made of the cha
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from analysis.compiled import compiled
 from analysis.index import THREADS
-from analysis.texts import PageTexts
+from analysis.texts import SourceBlock, by_source_blocks
 from linkspider.sentences import CLOSERS
 
 PAGES_AT_ONCE = 2_048  # sources whose texts a block holds as code points (4 bytes each: ~25 MB on 3,000-character pages)
@@ -29,22 +28,12 @@ def sentences_at(texts: Sequence[str], sources: np.ndarray, offsets: np.ndarray)
     linkspider.sentences.sentence_at finds it ((offset, offset) between sentences); (-1, -1) where the offset is
     negative (a title anchor, which has no sentence)."""
     starts, ends = np.full(len(offsets), -1, np.int64), np.full(len(offsets), -1, np.int64)
-    rows = np.flatnonzero(offsets >= 0)
-    rows = rows[np.argsort(sources[rows], kind="stable")]
-    pages, first_row = np.unique(sources[rows], return_index=True)
-    first_row = np.append(first_row, len(rows))
 
-    def find(first: int) -> None:
-        block = pages[first:first + PAGES_AT_ONCE]
-        held = texts.many(block.tolist()) if isinstance(texts, PageTexts) else [texts[page] for page in block.tolist()]
-        codes = np.frombuffer("".join(held).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        text_starts = np.concatenate([[0], np.cumsum([len(text) for text in held])])
-        these = rows[first_row[first]:first_row[first + len(block)]]
-        text_of = np.searchsorted(block, sources[these])
-        starts[these], ends[these] = _sentences(codes, text_starts, text_of, offsets[these], _SPACE, _CLOSER_CODES)
+    def find(block: SourceBlock) -> None:
+        starts[block.rows], ends[block.rows] = _sentences(block.codes, block.starts, block.text_of, offsets[block.rows],
+                                                          _SPACE, _CLOSER_CODES)
 
-    with ThreadPoolExecutor(THREADS) as pool:
-        list(pool.map(find, range(0, len(pages), PAGES_AT_ONCE)))
+    by_source_blocks(texts, sources, np.flatnonzero(offsets >= 0), PAGES_AT_ONCE, THREADS, find)
     return starts, ends
 
 

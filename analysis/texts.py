@@ -13,7 +13,9 @@ import os
 import tempfile
 import threading
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import BinaryIO
 
 import numpy as np
@@ -181,3 +183,36 @@ class PageTexts(Sequence[str]):
         for number, same in enumerate(sorted(copies)):  # numbered by their first page, whatever the hashes
             sets[same] = number
         return sets
+
+
+@dataclass
+class SourceBlock:
+    """Some rows' source texts, as code points: what a compiled pass over a block of sources reads (by_source_blocks)."""
+
+    pages: np.ndarray  # the sources, sorted
+    texts: list[str]
+    codes: np.ndarray  # the texts' code points, end to end (uint32)
+    starts: np.ndarray  # text t is codes[starts[t]:starts[t + 1]]
+    rows: np.ndarray  # the rows whose source is one of pages
+    text_of: np.ndarray  # each of those rows' text, by its place in pages
+
+
+def by_source_blocks(texts: Sequence[str], sources: np.ndarray, rows: np.ndarray, pages_at_once: int, threads: int,
+                     work: Callable[[SourceBlock], None]) -> None:
+    """work(block) for these rows (row i's text: texts[sources[i]]), pages_at_once sources a block, threads blocks at
+    once: each text is read once, and a block's code points stay few (4 bytes each)."""
+    rows = rows[np.argsort(sources[rows], kind="stable")]
+    pages, first_row = np.unique(sources[rows], return_index=True)
+    first_row = np.append(first_row, len(rows))
+
+    def block(first: int) -> None:
+        these_pages = pages[first:first + pages_at_once]
+        listed = these_pages.tolist()
+        held = texts.many(listed) if isinstance(texts, PageTexts) else [texts[page] for page in listed]
+        these = rows[first_row[first]:first_row[first + len(these_pages)]]
+        work(SourceBlock(these_pages, held, np.frombuffer("".join(held).encode("utf-32-le", _ERRORS), dtype=np.uint32),
+                         np.concatenate([[0], np.cumsum([len(text) for text in held])]).astype(np.int64), these,
+                         np.searchsorted(these_pages, sources[these])))
+
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(block, range(0, len(pages), pages_at_once)))
