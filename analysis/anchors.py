@@ -647,10 +647,11 @@ class Matches:
     words: int
 
     def of(self, pairs: np.ndarray) -> Matches:
-        """The matches of these pairs (sorted), as pairs 0, 1, ..."""
-        owner, word = np.divmod(self.codes, self.words)
-        kept = among(owner, pairs)
-        return Matches(np.searchsorted(pairs, owner[kept]) * self.words + word[kept], self.weights[kept], self.rare[kept],
+        """The matches of these pairs (sorted), as pairs 0, 1, ...: each pair's are a run of the codes, found by binary
+        search (a membership test of every match's pair took 8% of the anchor search)."""
+        first = np.searchsorted(self.codes, pairs * self.words)
+        owner, kept = run_items(first, np.searchsorted(self.codes, (pairs + 1) * self.words) - first)
+        return Matches(self.codes[kept] - (pairs[owner] - owner) * self.words, self.weights[kept], self.rare[kept],
                        self.seeds[kept], self.titled[kept], self.partial[kept], self.own[kept], self.whole_title[pairs],
                        self.words)
 
