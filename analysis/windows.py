@@ -46,28 +46,34 @@ def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray
         first_query[pair + 1] = first_query[pair] + term_starts[targets[pair] + 1] - term_starts[targets[pair]]
     low, high = np.zeros(first_query[-1], np.int64), np.zeros(first_query[-1], np.int64)
     seed, named, total = np.zeros(first_query[-1], np.bool_), np.zeros(len(targets), np.bool_), 0
+    held_queries = np.empty(first_query[-1], np.int64)  # by pair, the queries its source holds (held_from)
+    held_from = np.zeros(len(targets) + 1, np.int64)
+    lowest, highest = np.empty(len(targets), np.int64), np.empty(len(targets), np.int64)  # of the words they hold
     run_of, page = np.full(terms + 1, -1, np.int64), -1  # the current page's run of each term
     for pair in range(len(targets)):
         target, base = targets[pair], first_query[pair]
         if pages[pair] != page:  # the pairs come by source: each page's runs are marked once
             page = _mark_runs(run_of, run_keys, terms, page, pages[pair])
-        present, fewest, chosen = 0, np.iinfo(np.int64).max, -1
+        present, fewest, chosen, rare_held, occurrences = 0, np.iinfo(np.int64).max, -1, False, 0
+        kept, lowest[pair], highest[pair] = held_from[pair], words, -1
         for query in range(base, first_query[pair + 1]):
             term = term_starts[target] + query - base
             run = run_of[term_ids[term]]
-            if run >= 0:
+            if run >= 0:  # a run's words are in order (Phrases.order): its first and last are its lowest and highest
                 low[query], high[query] = runs[run], runs[run + 1]
+                held_queries[kept], occurrences, kept = query, occurrences + high[query] - low[query], kept + 1
+                lowest[pair], highest[pair] = min(lowest[pair], order[low[query]]), max(highest[pair], order[high[query] - 1])
             seed[query] = term_rare[term]
+            rare_held |= run >= 0 and term_rare[term]
             if term_titled[term]:
                 present += high[query] > low[query]
                 if high[query] - low[query] < fewest:
                     fewest, chosen = high[query] - low[query], query
+        held_from[pair + 1] = kept
         if whole_title[target] > 0 and present >= whole_title[target]:
             seed[chosen] = True
-        occurrences = 0
-        for query in range(base, first_query[pair + 1]):
-            named[pair] |= seed[query] and high[query] > low[query]
-            occurrences += high[query] - low[query]
+            rare_held |= high[chosen] > low[chosen]
+        named[pair] = rare_held
         total += occurrences if named[pair] else 0
     codes, query_of = np.empty(total, np.int64), np.empty(total, np.int64)
     weights, rare, seeds = np.zeros(total, term_weights.dtype), np.zeros(total, np.bool_), np.zeros(total, np.bool_)
@@ -77,8 +83,8 @@ def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray
         if not named[pair]:
             continue
         start, base = made, pair * words
-        made = _in_word_order(codes, query_of, made, base, first_query[pair], first_query[pair + 1], low, high, order,
-                              bits, query_at)
+        made = _in_word_order(codes, query_of, made, base, held_queries[held_from[pair]:held_from[pair + 1]], low, high, order,
+                              lowest[pair], highest[pair], bits, query_at)
         for match in range(start, made):
             word, query = codes[match] - base, query_of[match]
             first = last = word  # the word a reader sees it in: its words joined by dots
@@ -166,31 +172,27 @@ _BIT_AT = np.argsort([((_DE_BRUIJN << place) & (2**64 - 1)) >> 58 for place in r
 
 
 @compiled
-def _in_word_order(codes: np.ndarray, query_of: np.ndarray, made: int, base: int, first: int, last: int, low: np.ndarray,
-                   high: np.ndarray, order: np.ndarray, bits: np.ndarray, query_at: np.ndarray) -> int:
-    """Write the occurrences of queries first..last-1 (words order[low[q]:high[q]] of one page, distinct) at
+def _in_word_order(codes: np.ndarray, query_of: np.ndarray, made: int, base: int, queries: np.ndarray, low: np.ndarray,
+                   high: np.ndarray, order: np.ndarray, lowest: int, highest: int, bits: np.ndarray,
+                   query_at: np.ndarray) -> int:
+    """Write the occurrences of these queries (words order[low[q]:high[q]] of one page, distinct, lowest..highest) at
     codes[made:] as base + word, in word order, with their query; return the new end. A bit a word over the words they
     span, read back in order: no sort (an insertion sort of each pair's, or an argsort where they were many, was 30%
     of find_matches)."""
-    lowest, highest = np.int64(2**62), np.int64(-1)
-    for query in range(first, last):
-        for at in range(low[query], high[query]):
-            word = order[at]
-            query_at[word] = query
-            lowest, highest = min(lowest, word), max(highest, word)
-    blocks = ((highest - lowest) >> 6) + 1 if highest >= 0 else 0
+    blocks = ((highest - lowest) >> 6) + 1
     bits[:blocks] = 0
-    for query in range(first, last):
+    for query in queries:
         for at in range(low[query], high[query]):
+            query_at[order[at]] = query
             bits[(order[at] - lowest) >> 6] |= np.int64(1) << ((order[at] - lowest) & 63)
     for block in range(blocks):
-        held = bits[block]
-        while held != 0:
-            bit = held & -held  # the lowest bit held
+        word_bits = bits[block]
+        while word_bits != 0:
+            bit = word_bits & -word_bits  # the lowest bit set
             word = lowest + (block << 6) + _BIT_AT[((bit * _DE_BRUIJN) >> 58) & 63]
             codes[made], query_of[made] = base + word, query_at[word]
             made += 1
-            held ^= bit
+            word_bits ^= bit
     return made
 
 
