@@ -263,6 +263,7 @@ def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.
     kept, last_start, pair_now = state[_KEPT], state[_LAST_START], state[_PAIR]
     near_low, near_high, low = state[_NEAR_LOW], state[_NEAR_HIGH], state[_LOW]
     floor = MIN_STRENGTH  # a window whose bound is under this less BOUND_SLACK is skipped
+    pair_base = pair_now * words if pair_now >= 0 else -words  # the code of the pair's word 0
     for seed_at in range(state[_SEED], count):
         if not seeds[seed_at]:
             continue
@@ -271,9 +272,10 @@ def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.
             state[_NEAR_LOW], state[_NEAR_HIGH], state[_LOW] = near_low, near_high, low
             return False
         seed = codes[seed_at]
+        if seed - pair_base >= words:  # the next pair's (the codes ascend): a division a pair, not one a seed and start
+            pair_now, surest[0] = seed // words, 0
+            pair_base = pair_now * words
         if best_only:
-            if seed // words != pair_now:
-                pair_now, surest[0] = seed // words, 0
             floor = max(MIN_STRENGTH, np.float64(surest[0]))
         while codes[near_low] < seed - MAX_WORDS + 1:
             near_low += 1
@@ -281,11 +283,10 @@ def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.
             near_high += 1
         if weight_before[near_high] - weight_before[near_low] < floor - BOUND_SLACK:
             continue
-        back = min(seed % words, MAX_WORDS - 1)
-        for start in range(max(seed - back, last_start + 1), seed + 1):  # starts in order, each once
+        back = min(seed - pair_base, MAX_WORDS - 1)
+        for start in range(max(seed - back, last_start + 1), seed + 1):  # starts in order, each once, in the seed's pair
             last_start = start
-            pair = start // words
-            first, base = start - pair * words, pair * words
+            pair, first, base = pair_now, start - pair_base, pair_base
             while codes[low] < start:
                 low += 1
             high = low
