@@ -206,9 +206,9 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
     their pair's strongest (choose's best), the others skipped where their upper bound says they are not.
 
     codes (sorted) are the matches, pair * words + word, with their attributes (anchors.Matches). A window starts at
-    most MAX_WORDS - 1 words before a seed whose nearby matched weight may reach MIN_STRENGTH, and spans it. Its upper
-    bound (every match counted, a repeated term each time) is checked first; its strength counts each target term
-    once, less EXTRA_WORD_PENALTY per other content word and for an article it starts on ("the AeroPress" weighs what
+    most MAX_WORDS - 1 words before a seed whose nearby matched weight may reach MIN_STRENGTH, at a word whose next
+    MAX_WORDS words' matched weight may, and spans the seed. Its upper bound (every match counted, a repeated term
+    each time) is checked first; its strength counts each target term once, less EXTRA_WORD_PENALTY per other content word and for an article it starts on ("the AeroPress" weighs what
     "portable AeroPress" and "AeroPress brews" do), and is 0 for a window that holds no rare word and not every
     title word of a whole_title target, that holds a partial match, or whose words of the target are all words of its
     own page's title, some not the target's title words, or that says nothing but its own page's title words, not all
@@ -264,6 +264,7 @@ def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.
     near_low, near_high, low = state[_NEAR_LOW], state[_NEAR_HIGH], state[_LOW]
     floor = MIN_STRENGTH  # a window whose bound is under this less BOUND_SLACK is skipped
     pair_base = pair_now * words if pair_now >= 0 else -words  # the code of the pair's word 0
+    reach = low  # past the matches of the longest window from the start (MAX_WORDS words)
     for seed_at in range(state[_SEED], count):
         if not seeds[seed_at]:
             continue
@@ -289,6 +290,11 @@ def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.
             pair, first, base = pair_now, start - pair_base, pair_base
             while codes[low] < start:
                 low += 1
+            reach = max(reach, low)
+            while reach < count and codes[reach] <= start + MAX_WORDS - 1:
+                reach += 1
+            if weight_before[reach] - weight_before[low] < floor - BOUND_SLACK:
+                continue  # no window from here reaches it: a bound is no more than its matches' weight (weights >= 0)
             high = low
             for size in range(MIN_WORDS, MAX_WORDS + 1):
                 while high < count and codes[high] <= start + size - 1:
