@@ -564,6 +564,15 @@ def approximate_recall(vectors: np.ndarray, indices: np.ndarray, queries: int, s
             "exact_search_s": round(seconds, 2)}
 
 
+def queue_digest(queue: Any) -> str:
+    """A digest of every suggestion's fields in queue order (pages as numbers, anchors, sentences, scores): two codes
+    that give one site the same digest gave it the same queue."""
+    digest = hashlib.sha1()
+    for record in queue.records():
+        digest.update(repr(record).encode())
+    return digest.hexdigest()[:12]
+
+
 def pair_nonzeros(matrix: Any, neighbour_lists: list[np.ndarray], mentions: np.ndarray) -> dict[str, int]:
     """The pairs find_candidates scores for every source, and the TF-IDF non-zeros it gathers for them.
 
@@ -778,7 +787,8 @@ def run_stages(args: argparse.Namespace) -> None:
         "profile": corpus_profile(corpus, instrumented), "vocabulary": len(keywords.vocabulary), "tfidf_nonzeros": seen["matrix"]["nonzeros"],
         "content_links": len(corpus.content_codes), "template_links": len(corpus.template_codes),
         "mentions": seen["mentions"], "candidates": seen["candidates"], "cannibalised": len(proposal.cannibalised),
-        "queue": len(proposal.queue), "hubs": len(proposal.hubs), "threshold": proposal.threshold,
+        "queue": len(proposal.queue), "queue_sha1": queue_digest(proposal.queue), "hubs": len(proposal.hubs),
+        "threshold": proposal.threshold,
         "max_per_target": proposal.max_per_target, "sources": seen["sources"], "source_share": args.source_share,
         "pairs": gathered["pairs"], "pair_row_nonzeros": gathered["nonzeros"],
         "neighbour_similarity": neighbour_profile(vectors, by_meaning, np.random.default_rng(args.seed)),
@@ -931,7 +941,7 @@ def bench_real(args: argparse.Namespace) -> list[dict[str, Any]]:
             "index": "flat (exact)" if len(corpus) <= EXACT_LIMIT else "IVF-Flat", "profile": corpus_profile(corpus, instrumented),
             "vocabulary": len(seen["keywords"].vocabulary), "tfidf_nonzeros": seen["matrix"]["nonzeros"],
             "mentions": seen["mentions"], "candidates": seen["candidates"], "queue": len(proposal.queue),
-            "sources": seen["sources"], "pairs": gathered["pairs"], "pair_row_nonzeros": gathered["nonzeros"],
+            "queue_sha1": queue_digest(proposal.queue), "sources": seen["sources"], "pairs": gathered["pairs"], "pair_row_nonzeros": gathered["nonzeros"],
             "neighbour_similarity": neighbour_profile(vectors, seen["by_meaning"], np.random.default_rng(1)),
         })
     return results
