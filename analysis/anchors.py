@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from functools import cached_property
@@ -266,6 +266,13 @@ def completion(text: str, start: int, end: int) -> int:
     if before and before[-1] in DETERMINERS:
         before.pop()
     return end if before and before[-1] in SUBORDINATORS else word.end(1)
+
+
+def completion_clear_of(text: str, start: int, end: int, spans: Iterable[tuple[int, int]]) -> int:
+    """completion(), unless the completing word runs into one of these spans of the text (its links, the source's
+    other anchors): then end. The queue and the vague links' better anchors both show an anchor so."""
+    longer = completion(text, start, end)
+    return end if any(end < last and first < longer for first, last in spans) else longer
 
 
 _GOES_ON_GLUED = re.compile(r"[^\s\u2013\u2014.,;:!?()\[\]{}\"'\u2019\u201d\u2026]|[.,;:!?]\w|::\w")

@@ -48,7 +48,7 @@ import numpy as np
 from tqdm import tqdm
 
 from analysis.anchor_keys import LINKED, MAY_COMPLETE, SHOWN, anchor_keys, phrase_key, phrase_keys
-from analysis.anchors import Anchor, AnchorFinder, Found, completion, title_anchor
+from analysis.anchors import Anchor, AnchorFinder, Found, completion_clear_of, title_anchor
 from analysis.candidates import PEERS, Candidates
 from analysis.compiled import compiled
 from analysis.contexts import sentences_at
@@ -327,11 +327,11 @@ class Ranked:
         def completed(source: int, target: int, start: int, end: int, key: int, taken: list[tuple[int, int]]
                       ) -> tuple[int, int]:
             """(end, key) of the anchor text[start:end], taken, as shown: with the word that completes its phrase
-            (anchors.completion), unless that word is in another anchor or a link of the source, or the longer phrase is
+            (anchors.completion_clear_of: not into another anchor or a link of the source), unless the longer phrase is
             another page's name or points elsewhere. The row was taken for the anchor without it."""
             text = texts[source]
-            longer = completion(text, start, end)
-            if longer == end or any(end < last and first < longer for first, last in (*taken, *links[source])):
+            longer = completion_clear_of(text, start, end, (*taken, *links[source]))
+            if longer == end:
                 return end, key
             phrase = text[start:longer].lower()
             if named.get(phrase, target) != target or _points_elsewhere(text, phrase, taken) or _points_elsewhere(

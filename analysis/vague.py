@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import sqlite_utils
 
-from analysis.anchors import AnchorFinder, completion, text_options
+from analysis.anchors import AnchorFinder, completion_clear_of, text_options
 from analysis.load import Corpus, resolver
 from linkspider.sentences import sentence_at
 
@@ -67,9 +67,7 @@ def vague_links(db: sqlite_utils.Database, corpus: Corpus, finder: AnchorFinder)
         better = next(((start, end) for start, end, _ in text_options(text, starts, ends, strengths)
                        if first <= start and end <= last), None)
         if better:  # with the word that completes its phrase, as the queue shows it, but not into a link
-            longer = completion(text, *better)
-            if not any(better[1] < end and start < longer for start, end in corpus.link_spans[i]):
-                better = (better[0], longer)
+            better = (better[0], completion_clear_of(text, *better, corpus.link_spans[i]))
         vague.append(VagueLink(i, j, anchor, offset, text[first:last], first, better and text[better[0]:better[1]],
                                better and better[0]))
     return vague
