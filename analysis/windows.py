@@ -62,7 +62,8 @@ def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray
             if run >= 0:  # a run's words are in order (Phrases.order): its first and last are its lowest and highest
                 low[query], high[query] = runs[run], runs[run + 1]
                 held_queries[kept], occurrences, kept = query, occurrences + high[query] - low[query], kept + 1
-                lowest[pair], highest[pair] = min(lowest[pair], order[low[query]]), max(highest[pair], order[high[query] - 1])
+                lowest[pair] = min(lowest[pair], order[low[query]])
+                highest[pair] = max(highest[pair], order[high[query] - 1])
             seed[query] = term_rare[term]
             rare_held |= run >= 0 and term_rare[term]
             if term_titled[term]:
@@ -73,7 +74,7 @@ def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray
         if whole_title[target] > 0 and present >= whole_title[target]:
             seed[chosen] = True
             rare_held |= high[chosen] > low[chosen]
-        named[pair] = rare_held
+        named[pair] = rare_held  # a seed held: a window may be built around it
         total += occurrences if named[pair] else 0
     codes, query_of = np.empty(total, np.int64), np.empty(total, np.int64)
     weights, rare, seeds = np.zeros(total, term_weights.dtype), np.zeros(total, np.bool_), np.zeros(total, np.bool_)
@@ -83,8 +84,8 @@ def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray
         if not named[pair]:
             continue
         start, base = made, pair * words
-        made = _in_word_order(codes, query_of, made, base, held_queries[held_from[pair]:held_from[pair + 1]], low, high, order,
-                              lowest[pair], highest[pair], bits, query_at)
+        made = _in_word_order(codes, query_of, made, base, held_queries[held_from[pair]:held_from[pair + 1]], low, high,
+                              order, lowest[pair], highest[pair], bits, query_at)
         for match in range(start, made):
             word, query = codes[match] - base, query_of[match]
             first = last = word  # the word a reader sees it in: its words joined by dots
@@ -208,11 +209,11 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
     codes (sorted) are the matches, pair * words + word, with their attributes (anchors.Matches). A window starts at
     most MAX_WORDS - 1 words before a seed whose nearby matched weight may reach MIN_STRENGTH, at a word whose next
     MAX_WORDS words' matched weight may, and spans the seed. Its upper bound (every match counted, a repeated term
-    each time) is checked first; its strength counts each target term once, less EXTRA_WORD_PENALTY per other content word and for an article it starts on ("the AeroPress" weighs what
-    "portable AeroPress" and "AeroPress brews" do), and is 0 for a window that holds no rare word and not every
-    title word of a whole_title target, that holds a partial match, or whose words of the target are all words of its
-    own page's title, some not the target's title words, or that says nothing but its own page's title words, not all
-    the target's. "Title only": the window holds no rare word (anchors.py keeps it only if it is the title). Ending
+    each time) is checked first; its strength counts each target term once, less EXTRA_WORD_PENALTY per other content
+    word and for an article it starts on ("the AeroPress" weighs what "portable AeroPress" and "AeroPress brews" do),
+    and is 0 for a window that holds no rare word and not every title word of a whole_title target, that holds a
+    partial match, or whose words of the target are all words of its own page's title, some not the target's title
+    words, or that says nothing but its own page's title words, not all the target's. "Title only": the window holds no rare word (anchors.py keeps it only if it is the title). Ending
     (choose's last preference, among windows equal in all else): 1 for a window that starts on an article ("the
     AeroPress"), else 2 for one that ends on a word of its target ("portable AeroPress"), 0 for the others ("AeroPress
     brews").
