@@ -573,8 +573,9 @@ def queue_digest(queue: Any) -> str:
     return digest.hexdigest()[:12]
 
 
-def pair_nonzeros(matrix: Any, neighbour_lists: list[np.ndarray], mentions: np.ndarray) -> dict[str, int]:
-    """The pairs find_candidates scores for every source, and the TF-IDF non-zeros it gathers for them.
+def pair_nonzeros(row_nonzeros: np.ndarray, neighbour_lists: list[np.ndarray], mentions: np.ndarray) -> dict[str, int]:
+    """The pairs find_candidates scores for every source, and the TF-IDF non-zeros it gathers for them (row_nonzeros:
+    of each page's row of the matrix).
 
     Keywords.similarity forms matrix[sources] and matrix[targets], one sparse row per pair each (and
     find_candidates vectors[sources] and vectors[targets], one 384-d row per pair each): their size is
@@ -582,13 +583,12 @@ def pair_nonzeros(matrix: Any, neighbour_lists: list[np.ndarray], mentions: np.n
     """
     from analysis.load import distinct
 
-    pages = matrix.shape[0]
+    pages = len(row_nonzeros)
     codes = [mentions]  # pair codes already
     for indices in neighbour_lists:
         rows = np.arange(len(indices))[:, None]
         codes.append((rows * pages + indices)[(indices >= 0) & (indices != rows)])
     pairs = distinct(np.concatenate(codes))
-    row_nonzeros = np.diff(matrix.indptr)
     return {"pairs": len(pairs), "nonzeros": int(row_nonzeros[pairs // pages].sum() + row_nonzeros[pairs % pages].sum())}
 
 
@@ -646,10 +646,8 @@ class InstrumentedPropose:
                     return super().mentions(titles, *args, **kwargs)
 
             def drop_matrix(self) -> None:  # what the figures read of the matrix, taken before propose frees it
-                neighbour_lists, mentions = seen.pop("every_source")
-                seen["matrix"] = {"nonzeros": int(self.matrix.nnz), "gathered": pair_nonzeros(self.matrix, neighbour_lists, mentions),
+                seen["matrix"] = {"nonzeros": int(self.matrix.nnz), "row_nonzeros": np.diff(self.matrix.indptr),
                                   "pages_a_term": self.document_frequency}
-                seen["mentions"] = len(mentions)
                 super().drop_matrix()
 
         def nearest(*args: Any, **kwargs: Any) -> Any:
@@ -660,7 +658,9 @@ class InstrumentedPropose:
 
         def candidates(*args: Any, **kwargs: Any) -> Any:
             bound = inspect.signature(real["find_candidates"]).bind(*args, **kwargs)
-            seen["every_source"] = ([bound.arguments["by_meaning"][1], bound.arguments["by_words"][1]], bound.arguments["mentions"])
+            np.save(Path(spilled.name) / "by_words.npy", bound.arguments["by_words"][1])  # every source's, for the figures
+            np.save(Path(spilled.name) / "mentions.npy", bound.arguments["mentions"])  # pair_nonzeros, after propose
+            seen["mentions"] = len(bound.arguments["mentions"])
             if self.source_share < 1:
                 sources = max(1, round(len(corpus) * self.source_share))
                 for name in ("by_meaning", "by_words"):
@@ -706,6 +706,8 @@ class InstrumentedPropose:
             score.Ranked.fill = real_fill
         with spilled:
             seen["by_meaning"] = tuple(np.load(Path(spilled.name) / f"{name}.npy") for name in ("similarities", "indices"))
+            by_words, mentions = (np.load(Path(spilled.name) / f"{name}.npy") for name in ("by_words", "mentions"))
+        seen["matrix"]["gathered"] = pair_nonzeros(seen["matrix"].pop("row_nonzeros"), [seen["by_meaning"][1], by_words], mentions)
         return proposal, timings, seconds
 
 
