@@ -35,7 +35,6 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from functools import cached_property
-from itertools import chain
 
 import numpy as np
 
@@ -174,11 +173,10 @@ class PageNames:
         """The page of each name."""
         return np.repeat(np.arange(len(self.starts) - 1), np.diff(self.starts))
 
-    def held(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, list[str]]:
-        """The names whose every term the pair's source holds (pages[j] of the phrases, targets[j]): (j, the name) of
-        each, by j. Only these can be written out in the source (AnchorFinder.names_said)."""
-        pairs, names = names_held(targets, pages, self.starts, self.term_starts, self.terms, phrases.run_keys, phrases.terms)
-        return pairs, [self.texts[name] for name in names.tolist()]
+    def held(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The names whose every term the pair's source holds (pages[j] of the phrases, targets[j]): (j, the name's
+        place in texts) of each, by j. Only these can be written out in the source (AnchorFinder.names_said)."""
+        return names_held(targets, pages, self.starts, self.term_starts, self.terms, phrases.run_keys, phrases.terms)
 
 
 @dataclass
@@ -326,7 +324,12 @@ class AnchorFinder:
         self.headings = cited_headings(corpus, keywords)
         # of the names asked of a pair, those that are a page's, not a heading (a head of one word names, but is no anchor)
         self._page_names = set(said) | {head for _, head in heads if len(_words(head)) >= MIN_WORDS}
-        self._names_made: dict[str, _Name] = {}  # of the names asked so far: each made once, whichever block asks it
+        # the names names_said asks, by number: said_names' texts, then the headings' (_search_block), with the hashes
+        # of their runs of word characters (words.run_hashes: a text that writes a name out holds them in a row), name
+        # n's at name_hashes[name_runs[n]:name_runs[n + 1]]; hashed at once, not a few at a time in every block
+        self._asked = self.said_names.texts + self.headings.texts
+        self._name_hashes, self._name_runs = run_hashes([name.lower() for name in self._asked])
+        self._names_made: dict[str, _Name] = {}  # of the names found maybe written out: each made once (_name)
 
     def anchors(self, source: int, target: int) -> list[Anchor]:
         """The best text anchors for one pair with their sentences, strongest first, then the title fallback."""
@@ -380,9 +383,10 @@ class AnchorFinder:
         with ThreadPoolExecutor(THREADS) as pool:
             yield from pool.map(search, self._blocks(sources))
 
-    def names_said(self, sources: np.ndarray, rows: np.ndarray, names: list[str], held: dict[int, str] | None = None
+    def names_said(self, sources: np.ndarray, rows: np.ndarray, names: np.ndarray, held: dict[int, str] | None = None
                    ) -> tuple[np.ndarray, dict[int, tuple[int, int]]]:
-        """Which pairs' sources write out one of the names asked of them (rows[i] is asked names[i]: the target's name
+        """Which pairs' sources write out one of the names asked of them (rows[i] is asked name names[i], numbered as
+        _asked holds them: the target's name
         or one of its cited_headings, NAME_SAID_WORDS words or more, or its title's head) word for word (case, spacing
         and punctuation aside; a name of two words in its title's case, in prose: _cased_at): an editor citing the
         page by its name, or a part of it by its heading, the surest sign of a link.
@@ -395,29 +399,24 @@ class AnchorFinder:
         texts by page, where the caller holds them (else read).
         """
         said, names_at = np.zeros(len(sources), dtype=bool), {}
-        if not names:
+        if not len(names):
             return said, names_at
         pages, place = np.unique(sources[rows], return_inverse=True)
         read = self.corpus.texts.many(pages.tolist()) if held is None else [held[page] for page in pages.tolist()]
         texts = [text.lower() for text in read]
-        asked = list(dict.fromkeys(names))  # each name once
-        name_of = {name: at for at, name in enumerate(asked)}
-        written = self._names(asked)
-        may_be = runs_held(*run_hashes(texts), np.concatenate([name.hashes for name in written]),
-                           np.cumsum([0, *(len(name.hashes) for name in written)]), place,
-                           np.fromiter(map(name_of.get, names), dtype=np.int64, count=len(names)))
-        for at in np.flatnonzero(may_be).tolist():  # by source; a pair's own name first (_joined)
-            row, name, text = int(rows[at]), written[name_of[names[at]]], texts[place[at]]
+        may_be = runs_held(*run_hashes(texts), self._name_hashes, self._name_runs, place, names)
+        for at in np.flatnonzero(may_be).tolist():  # by source; a pair's own name first (_search_block)
+            row, written, text = int(rows[at]), self._asked[names[at]], texts[place[at]]
             if said[row]:
                 continue
-            source = int(sources[row])
-            if names[at] in self._cased:
-                found = self._cased_at(source, read[place[at]], text, name, names[at])
+            source, name = int(sources[row]), self._name(written)
+            if written in self._cased:
+                found = self._cased_at(source, read[place[at]], text, name, written)
             else:
                 found = next(_said_spans(name.pattern, text), None)
             said[row] = found is not None
             if (said[row] and len(text) == self.corpus.texts.length(source)  # lowering kept every offset
-                    and len(name.words) <= MAX_WORDS and names[at] in self._page_names):
+                    and len(name.words) <= MAX_WORDS and written in self._page_names):
                 span = _balanced(text, *found)
                 if span is not None and self._open(source, read[place[at]], *span):
                     names_at[row] = span
@@ -448,15 +447,11 @@ class AnchorFinder:
         return next((span for span in _said_spans(name.pattern, lowered)
                      if WORD.findall(text[span[0]:span[1]]) == words and self._open(source, text, *span)), None)
 
-    def _names(self, names: list[str]) -> list[_Name]:
-        """These names as _Name, each made once whichever block asks it first (their runs hashed together)."""
-        made = self._names_made
-        new = [name for name in names if name not in made]
-        words = [tuple(_words(name)) for name in new]
-        hashes, starts = run_hashes([" ".join(own) for own in words])
-        for name, own, start, end in zip(new, words, starts[:-1].tolist(), starts[1:].tolist()):
-            made[name] = _Name(own, hashes[start:end])
-        return [made[name] for name in names]
+    def _name(self, name: str) -> _Name:
+        """The name as _Name, made once whichever block asks it first."""
+        if name not in self._names_made:
+            self._names_made[name] = _Name(tuple(_words(name)))
+        return self._names_made[name]
 
     def _open(self, page: int, text: str, start: int, end: int) -> bool:
         """No existing link, code block, template line, heading or web address of the page (whose text the caller holds)
@@ -562,18 +557,20 @@ class AnchorFinder:
         return codes, LINK_TEXT_WEIGHT * largest
 
     def _search_block(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray,
-                      matches: Matches, found: Found, best_only: bool) -> tuple[np.ndarray, list[str]]:
+                      matches: Matches, found: Found, best_only: bool) -> tuple[np.ndarray, np.ndarray]:
         """Fill found for the pairs (pair j: pages[j] of the phrases and texts, targets[j]; their matches), with
         best_only their best strength alone; return the names and headings to ask of them (PageNames.held), as (pairs,
-        names), by pair."""
+        names, numbered as _asked holds them), by pair, each pair's own names first."""
         first, last, pair, strength, ending = self._windows(phrases, texts, pages, targets, matches, best_only)
         found.anchorable[pair] = True  # best_only skips a window only where a stronger one of its pair is kept
         slots = 0 if best_only else ALTERNATIVES
         choose(pair, strength, first, last, ending, phrases.starts, phrases.ends, phrases.dotted_before, phrases.collocated,
                SHORTER_ANCHOR, found.best, found.starts[:, :slots], found.ends[:, :slots], found.strengths[:, :slots])
-        pairs, asked = _joined([self.said_names.held(phrases, pages, targets), self.headings.held(phrases, pages, targets)])
+        (named, names), (headed, headings) = (self.said_names.held(phrases, pages, targets),
+                                              self.headings.held(phrases, pages, targets))
+        pairs, asked = np.concatenate([named, headed]), np.concatenate([names, headings + len(self.said_names.texts)])
         by_pair = np.argsort(pairs, kind="stable")
-        return pairs[by_pair], [asked[at] for at in by_pair.tolist()]
+        return pairs[by_pair], asked[by_pair]
 
     def _chosen(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray, matches: Matches,
                 found: Found, rows: np.ndarray) -> None:
@@ -672,7 +669,6 @@ class _Name:
     """A page's name or heading, to look for written out word for word in lower-cased texts."""
 
     words: tuple[str, ...]  # _words of it
-    hashes: np.ndarray  # of its runs of word characters (words.run_hashes): a text that writes the name out holds them
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -712,11 +708,6 @@ def _balanced(text: str, start: int, end: int) -> tuple[int, int] | None:
     if opened:
         end = start + len(text[start:opened[0][0]].rstrip())
     return (start, end) if len(_words(text[start:end])) >= MIN_WORDS else None
-
-
-def _joined(parts: list[tuple[np.ndarray, list[str]]]) -> tuple[np.ndarray, list[str]]:
-    """(pairs, names) parts end to end."""
-    return np.concatenate([np.zeros(0, dtype=np.int64), *(pairs for pairs, _ in parts)]), list(chain.from_iterable(names for _, names in parts))
 
 
 def _words(text: str) -> list[str]:
