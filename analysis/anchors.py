@@ -44,7 +44,8 @@ from analysis.load import Corpus, among, distinct, run_items
 from analysis.memory import return_freed_memory
 from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, heading_lines, phrases_of, version_numbers, web_addresses
 from analysis.windows import choose, find_matches, names_held, other_versions, runs_held, strong_windows
-from analysis.words import DETERMINERS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past, run_hashes, stem
+from analysis.words import (DETERMINERS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past, run_hashes, stem,
+                            word_counts)
 from linkspider.sentences import sentence_at
 
 SHORTER_ANCHOR = 0.2  # per word, times the pair's best strength: the anchor shown is the window with the most strength less this
@@ -303,7 +304,13 @@ class AnchorFinder:
         # nor is a plain number or a single character such a word, but as one of the title's (target_terms)
         self._nameless = np.array([term.isdigit() or len(term) < 2 for term in keywords.vocabulary.terms[:len(keywords.idf)]],
                                   dtype=bool)
-        self.topics = keywords.topic_terms(TOPIC_TERMS)  # taken now: nothing past here needs the keyword matrix
+        with ThreadPoolExecutor(1) as beside:  # a compiled loop, beside the rest, in Python, on the other core
+            topics = beside.submit(keywords.topic_terms, TOPIC_TERMS)  # taken now: nothing past here needs the matrix
+            self._name_pages(corpus, keywords)
+        self.topics = topics.result()
+
+    def _name_pages(self, corpus: Corpus, keywords: Keywords) -> None:
+        """The names that pages go by: as the title fallback, as a source writes them out (names_said), as versions."""
         self.names = page_names(corpus.names)  # for the title fallback; the terms keep a series label's words, and a number
         sections = [version_numbers(number.group(1)) if number else frozenset() for number in title_numbers(corpus.titles)]
         self._sections = frozenset().union(*sections)  # "8.16" of "8.16. Composite Types", on a site that numbers its titles
@@ -313,13 +320,15 @@ class AnchorFinder:
         self._name_versions = (np.concatenate([[0], np.cumsum([len(numbers) for numbers in named])]).astype(np.int64),
                                np.array([self._version_ids[number] for numbers in named for number in numbers], dtype=np.int64))
         said = page_names(corpus.written_titles)
+        lowered = [name.lower() for name in said]
+        words = word_counts(lowered).tolist()  # len(_words(name)) of each
         heads = title_heads(corpus.titles, keywords)
-        named = Counter(name.lower() for name in said)  # pages of each name
-        cased = {name for name in said
-                 if len(_words(name)) == NAME_SAID_WORDS - 1 and name != name.lower() and named[name.lower()] == 1}
+        named = Counter(lowered)  # pages of each name
+        cased = {name for name, lower, count in zip(said, lowered, words)
+                 if count == NAME_SAID_WORDS - 1 and name != lower and named[lower] == 1}
         self._cased = cased - {head for _, head in heads}  # said only as the title writes them, in prose (_cased_at)
-        self.said_names = page_names_of(sorted([(page, name) for page, name in enumerate(said)
-                                                if len(_words(name)) >= NAME_SAID_WORDS or name in cased] + heads),
+        self.said_names = page_names_of(sorted([(page, name) for page, (name, count) in enumerate(zip(said, words))
+                                                if count >= NAME_SAID_WORDS or name in cased] + heads),
                                         len(corpus), keywords)
         self.headings = cited_headings(corpus, keywords)
         # of the names asked of a pair, those that are a page's, not a heading (a head of one word names, but is no anchor)

@@ -392,6 +392,14 @@ def _text_starts(texts: list[str]) -> np.ndarray:
     return np.cumsum([0, *(len(text) + 1 for text in texts[:-1])])
 
 
+def word_counts(texts: list[str]) -> np.ndarray:
+    """len(WORD.findall(text)) of each text, found at once (_word_spans): a regular expression's search a text cost 0.5 s
+    of the anchor finder's making, on one core, at 100,000 synthetic pages."""
+    _, codes, in_word = _code_points(texts)
+    starts, _ = _word_spans(codes, in_word)
+    return np.bincount(np.searchsorted(_text_starts(texts), starts, "right") - 1, minlength=len(texts))
+
+
 def run_hashes(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Each text's runs of word characters (what the regex \\w+ finds), in order, as 64-bit hashes of their code
     points (FNV-1a), end to end: text i's are hashes[starts[i]:starts[i + 1]]. Equal runs have equal hashes, so a text

@@ -45,7 +45,7 @@ from analysis.scope import Scope, ScopeError
 from analysis.vague import is_vague, vague_links
 from analysis.score import Suggestion, _firsts, rank
 from analysis.words import (ARTICLES, PHRASE_BREAKS, PHRASE_JOINERS, WORD, TokenFile, Tokens, Vocabulary, is_stop_word,
-                            run_hashes, stem, terms)
+                            run_hashes, stem, terms, word_counts)
 from conftest import ROOT
 from linkspider.db import open_database
 from linkspider.sentences import sentence_at, sentence_spans
@@ -2273,7 +2273,8 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
     texts += ["".join(rng.choice(alphabet, int(rng.integers(0, 60)))) for _ in range(300)]
     vocabulary = Vocabulary()
     tokens = vocabulary.tokenize(texts)
-    assert tokens.counts.tolist() == [len(WORD.findall(text)) for text in texts]
+    assert tokens.counts.tolist() == [len(WORD.findall(text)) for text in texts] == word_counts(texts).tolist()
+    assert word_counts([]).tolist() == []
     at = 0
     for text, count in zip(texts, tokens.counts.tolist()):
         spans = [match.span() for match in WORD.finditer(text)]
