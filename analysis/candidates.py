@@ -243,14 +243,15 @@ def _segments_in_common(url: str, other: str) -> int:
     return next((at for at, (one, two) in enumerate(zip(first, second)) if one != two), min(len(first), len(second)))
 
 
-def named_as_written(corpus: Corpus, keywords: Keywords, pairs: np.ndarray) -> np.ndarray:
-    """Per pair code, whether its target may be named by its words: False where the target's title has one word and
-    the source never writes it as the title does (its case, and not only first in a sentence, where any word takes a
-    capital). Asked of the pairs below the threshold, which the model finds unrelated: one word is as often a common
-    word in another sense as the page's name ("Longer contact extracts more" names no "Contact Us", "the file size" no
-    GIMP's File menu, "the framework folder" no CMake's FOLDER property), and only its case tells which."""
+def named_as_written(corpus: Corpus, pairs: np.ndarray, title_words: np.ndarray) -> np.ndarray:
+    """Per pair code, whether its target may be named by its words: False where the target's title has one word (of
+    title_words, each page's: Vocabulary.distinct_terms) and the source never writes it as the title does (its case,
+    and not only first in a sentence, where any word takes a capital). Asked of the pairs below the threshold, which the
+    model finds unrelated: one word is as often a common word in another sense as the page's name ("Longer contact
+    extracts more" names no "Contact Us", "the file size" no GIMP's File menu, "the framework folder" no CMake's FOLDER
+    property), and only its case tells which."""
     pages = len(corpus)
-    named = keywords.vocabulary.distinct_terms(corpus.titles)[1][pairs % pages] > 1
+    named = title_words[pairs % pages] > 1
     asked = np.flatnonzero(~named)
     sources, targets = np.divmod(pairs[asked], pages)
     read = np.unique(sources).tolist()
@@ -283,9 +284,11 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     pair codes: pipeline.mentioned_pairs); with allowed (--exclude and --targets: scope.py), only the pairs from a page
     it allows as a source to one it allows as a target."""
     pages = len(corpus)
-    pairs, linked_by_peers = with_peer_links(
-        distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentions])),
-        corpus.content_codes, by_meaning[1], pages, PEERS_LINKING)
+    with ThreadPoolExecutor(1) as beside:  # the titles' words counted while the pairs are sorted and merged on one core
+        title_words = beside.submit(lambda: keywords.vocabulary.distinct_terms(corpus.titles)[1])
+        pairs, linked_by_peers = with_peer_links(
+            distinct(np.concatenate([neighbour_codes(by_meaning[1], pages), neighbour_codes(by_words[1], pages), mentions])),
+            corpus.content_codes, by_meaning[1], pages, PEERS_LINKING)
     if corpus.multilingual:  # a page and one in another language: neither a link to suggest nor cannibalisation
         one_language = corpus.one_language(pairs)
         pairs, linked_by_peers = pairs[one_language], linked_by_peers[one_language]
@@ -294,7 +297,7 @@ def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours,
     closest_by_words = distinct(neighbour_codes(by_words[1], pages, CLOSEST_BY_WORDS))
     related = (similarity >= threshold) | mentioned | among(pairs, closest_by_words)
     below = related & (similarity < threshold)
-    related[below] = named_as_written(corpus, keywords, pairs[below])
+    related[below] = named_as_written(corpus, pairs[below], title_words.result())
     del below
     sets = corpus.texts.copy_sets()
     duplicate = (related & (similarity > max_similarity)) | same_texts(corpus, pairs, sets)
