@@ -394,11 +394,10 @@ class AnchorFinder:
 
     def names_said(self, sources: np.ndarray, rows: np.ndarray, names: np.ndarray, held: dict[int, str] | None = None
                    ) -> tuple[np.ndarray, dict[int, tuple[int, int]]]:
-        """Which pairs' sources write out one of the names asked of them (rows[i] is asked name names[i], numbered as
-        _asked holds them: the target's name
-        or one of its cited_headings, NAME_SAID_WORDS words or more, or its title's head) word for word (case, spacing
-        and punctuation aside; a name of two words in its title's case, in prose: _cased_at): an editor citing the
-        page by its name, or a part of it by its heading, the surest sign of a link.
+        """Which pairs' sources write out one of the names asked of them (rows[i] is asked name names[i], by its place
+        in _asked: the target's name or one of its cited_headings, NAME_SAID_WORDS words or more, or its title's head)
+        word for word (case, spacing and punctuation aside; a name of two words in its title's case, in prose:
+        _cased_at): an editor citing the page by its name, or a part of it by its heading, the surest sign of a link.
         And, by pair, where the source writes out the target's own name (not a heading: a source often writes several
         headings of one target, and its editor links another), if that may be an anchor (at most MAX_WORDS words, in
         no existing link, code block or template line): the citation is the anchor (Found.lead_with).
