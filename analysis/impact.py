@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import math
 import statistics
-from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property

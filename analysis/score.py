@@ -47,12 +47,13 @@ from functools import cached_property
 import numpy as np
 from tqdm import tqdm
 
-from analysis.anchor_keys import LINKED, MAY_COMPLETE, SHOWN, anchor_keys, phrase_key, phrase_keys
-from analysis.anchors import Anchor, AnchorFinder, Found, completion_clear_of, title_anchor
+from analysis.anchor_keys import anchor_keys
+from analysis.anchors import Anchor, AnchorFinder, Found, title_anchor
 from analysis.candidates import PEERS, Candidates
 from analysis.compiled import compiled
 from analysis.contexts import sentences_at
-from analysis.load import Corpus, Spans, run_items
+from analysis.fill import REFUSED, WAITING, QueueFill, Rows
+from analysis.load import Corpus, run_items
 from analysis.memory import return_freed_memory
 
 DENSE_WEIGHT = 0.5  # the model reads a page's first 256 tokens, the keyword similarity all of it (BENCHMARKS.md, "Quality")
@@ -64,10 +65,9 @@ NEED_WEIGHT = 0.05
 DIRECTION_WEIGHT = 0.1  # 0.2 gained a little more recall on the blogs but buries more old -> new suggestions
 MAX_TARGET_SHARE = 0.02  # of the whole queue, for any one target (the default hub guard)
 MIN_CAP = 3  # suggestions per target the default hub guard always allows
-SAME_ANCHOR_PAGES = 2  # pages that may point one anchor text at one target: editors repeat a name, not a dozen times
 LATER_ROWS_AT_FIRST = 4  # of a source's rows past its first, searched at once the first time one is walked (Ranked._row)
 ROWS_AT_ONCE = 65_536  # rows of the queue turned into Python values at a time (Queue.records)
-FILL_ROWS_AT_ONCE = 8_192  # rows Ranked.fill reads as Python values at a time (_columns), and adds to the queue at once
+FILL_ROWS_AT_ONCE = 65_536  # rows Ranked.fill hands its walk at a time (QueueFill.rows)
 
 
 @dataclass(slots=True)  # 400,000 of them at 100,000 pages: no __dict__ each
@@ -243,39 +243,6 @@ def _garbage_collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _page_named(names: list[str]) -> dict[str, int]:
-    """The page of each name (lower case) that one page has: a phrase that is another page's name names that page
-    ("DROP TRIGGER" is no anchor for DROP EVENT TRIGGER, "Ninja Multi-Config" none for a variable that mentions it). A
-    name several pages have ("Examples") names none of them."""
-    pages: dict[str, int] = {}
-    for page, name in enumerate(names):
-        key = name.lower()
-        pages[key] = -1 if key in pages else page
-    return {name: page for name, page in pages.items() if page >= 0}
-
-
-def _lengths_held(spans: Spans) -> list[int]:
-    """Per page, a bit for the length (modulo 64) of each of its spans: a phrase of another length is none of them, and
-    the spans need not be read (a page's links, at each row the queue walks, were ~1 s at 100,000 pages)."""
-    owner = np.repeat(np.arange(len(spans)), np.diff(spans.starts))
-    bits = np.zeros(len(spans), dtype=np.uint64)
-    np.bitwise_or.at(bits, owner, np.left_shift(np.uint64(1), ((spans.spans[:, 1] - spans.spans[:, 0]) & 63).astype(np.uint64)))
-    return bits.tolist()
-
-
-def _points_elsewhere(text: str, phrase: str, spans: list[tuple[int, int]]) -> bool:
-    """The phrase (in lower case) is, case aside, the text of one of these spans of the source: a link of the page to
-    another target, existing or queued. A reader takes one phrase of a page for one page ("CREATE ROLE" linked to
-    CREATE ROLE's page, then again to CREATE USER's); its editor has chosen where it points."""
-    return any(last - first == len(phrase) and text[first:last].lower() == phrase for first, last in spans)
-
-
-def _options(found: Found, keys: np.ndarray, flags: np.ndarray) -> Iterator[tuple[list, list, list, list, list]]:
-    """Each pair's text anchors as Ranked.fill walks them: (starts, ends, strengths, keys, flags), lists read from
-    the arrays at once (a pair's with no anchor: -1 and 0, none SHOWN)."""
-    return zip(found.starts.tolist(), found.ends.tolist(), found.strengths.tolist(), keys.tolist(), flags.tolist())
-
-
 @dataclass
 class Ranked:
     """Scored candidates, ready to be filled into a queue under caps. Queue order is by score, then source, then
@@ -288,132 +255,77 @@ class Ranked:
     finder: AnchorFinder
     scores: np.ndarray
     anchorable: np.ndarray  # per row: Found.anchorable (a row that is not has no text anchor, and _row searches none)
-    later: dict[int, tuple[list, list, list, list, list]] = field(default_factory=dict)  # others' anchors (_options), found
+    later: dict[int, tuple[np.ndarray, ...]] = field(default_factory=dict)  # others' anchors (starts, ends, strengths, keys, flags)
     ahead: dict[int, int] = field(default_factory=dict)  # of each source: its later rows the next search takes (_row)
 
     def fill(self, max_per_page: int, max_per_target: int) -> tuple[Queue, dict[int, int]]:
         """The queue, filled in queue order under both caps, and the rows walked of each target by a source with room
         left (Queue.hubs reads them). A row enters where its source and its target have room and an anchor is left
         for it: the best text anchor of whole words (anchors.text_options) not yet pointing at its target from
-        SAME_ANCHOR_PAGES pages, not overlapping its source's others, not another page's name (_page_named), and not a
-        phrase its source links to another page, or will (_points_elsewhere); else the title fallback, if that does not
-        point there from as many pages either (an editor writes a page's name on few pages; the title fallback, written
-        on none, would otherwise be proposed from a dozen) nor elsewhere from its source. A row refused lets its
-        source's next row in (_in_turn); the queue holds each row's anchor as a span (Queue.extend), a text anchor with
-        the word that completes its phrase where one does (completed). Phrases are compared by their keys
-        (anchor_keys.py: what does not depend on the rows before is found for all rows at once, compiled); a text is
-        read only to complete an anchor."""
-        texts, names, links = self.corpus.texts, self.finder.names, self.corpus.link_spans
-        named, link_lengths = _page_named(names), _lengths_held(links)
-        named_keys = dict(zip(phrase_keys(list(named)).tolist(), named.values()))
-        link_keys = self._anchor_keys[2]
-        queue = Queue(texts, names)
-        title_keys: dict[int, tuple[int, int]] = {}  # of each target walked to its title fallback: (key, length)
+        fill.SAME_ANCHOR_PAGES pages, not overlapping its source's others, not another page's name, and not a phrase its
+        source links to another page, or will: a reader takes one phrase of a page for one page ("CREATE ROLE" linked
+        to CREATE ROLE's page, then again to CREATE USER's); else the title fallback, if that does not point there from
+        as many pages either (an editor writes a page's name on few pages; the title fallback, written on none, would
+        otherwise be proposed from a dozen) nor elsewhere from its source. A text anchor is shown with the word that
+        completes its phrase where one does (anchors.completion_clear_of: not into another anchor or a link of the
+        source), unless the longer phrase is another page's name or points elsewhere; the row was taken for the anchor
+        without it. The walk is compiled (fill.py); the queue holds each row's anchor as a span (Queue.extend).
 
-        def title_key(target: int) -> tuple[int, int]:
-            if target not in title_keys:
-                title = title_anchor(names[target]).lower()
-                title_keys[target] = phrase_key(title), len(title)
-            return title_keys[target]
-
-        def links_elsewhere(source: int, key: int, length: int) -> bool:
-            """A link of the source has this text (its key), as long: read only where one may be as long."""
-            if not link_lengths[source] >> (length & 63) & 1:
-                return False
-            first, last = links.starts[source], links.starts[source + 1]
-            spans = zip(link_keys[first:last].tolist(), links.spans[first:last].tolist())
-            return any(link_key == key and end - start == length for link_key, (start, end) in spans)
-
-        def completed(source: int, target: int, start: int, end: int, key: int, taken: list[tuple[int, int]]
-                      ) -> tuple[int, int]:
-            """(end, key) of the anchor text[start:end], taken, as shown: with the word that completes its phrase
-            (anchors.completion_clear_of: not into another anchor or a link of the source), unless the longer phrase is
-            another page's name or points elsewhere. The row was taken for the anchor without it."""
-            text = texts[source]
-            longer = completion_clear_of(text, start, end, (*taken, *links[source]))
-            if longer == end:
-                return end, key
-            phrase = text[start:longer].lower()
-            if named.get(phrase, target) != target or _points_elsewhere(text, phrase, taken) or _points_elsewhere(
-                    text, phrase, links[source]):
-                return end, key
-            return longer, phrase_key(phrase)
-
-        per_target: dict[int, int] = {}  # plain dicts read with get(): a Counter answers a missing key in Python
-        wanted: dict[int, int] = {}  # rows walked of each target (by a source with room left)
-        used_anchors: dict[tuple[int, int], int] = {}  # (anchor's key, target): pages pointing it there
-        used_spans: dict[int, list[tuple[int, int]]] = {}  # by source
-        used_keys: dict[int, list[tuple[int, int]]] = {}  # by source: (key, length) of each of its anchors
-        refused: list[int] = []  # sources of the rows refused: _in_turn walks their next rows
-        rows: list[tuple] = []  # taken, for the queue: FILL_ROWS_AT_ONCE at a time
-        for source, target, similarity, score, template_linked, options in self._in_turn(max_per_page, refused):
-            wanted[target] = wanted.get(target, 0) + 1
-            if per_target.get(target, 0) >= max_per_target:
-                refused.append(source)
-                continue
-            taken, taken_keys = used_spans.setdefault(source, []), used_keys.setdefault(source, [])
-            for start, end, strength, key, flags in zip(*options):
-                if (flags & SHOWN and not flags & LINKED and used_anchors.get((key, target), 0) < SAME_ANCHOR_PAGES
-                        and named_keys.get(key, target) == target and (key, end - start) not in taken_keys
-                        and not (taken and any(start < last and first < end for first, last in taken))):
-                    used = key
-                    if flags & MAY_COMPLETE:
-                        end, key = completed(source, target, start, end, key, taken)
-                    taken.append((start, end))
-                    taken_keys.append((key, end - start))
-                    key, strength = used, round(strength, 4)
-                    break
-            else:
-                start, end, strength = -1, -1, 0.0
-                key, length = title_key(target)
-                if (used_anchors.get((key, target), 0) >= SAME_ANCHOR_PAGES or (key, length) in taken_keys
-                        or links_elsewhere(source, key, length)):
-                    refused.append(source)
-                    continue
-            used_anchors[key, target] = used_anchors.get((key, target), 0) + 1
-            per_target[target] = per_target.get(target, 0) + 1
-            rows.append((source, target, similarity, round(score, 4), start, end, strength, template_linked))
-            if len(rows) == FILL_ROWS_AT_ONCE:
-                queue.extend(rows)
-                rows.clear()
-        queue.extend(rows)
-        return queue, wanted
-
-    def _in_turn(self, max_per_page: int, refused: list[int]) -> Iterator[tuple]:
-        """The rows for fill() to walk, in queue order (_columns): each source's first max_per_page, and for each row
-        fill() refuses (its source put in refused before it asks for the next), its source's next row.
-
-        Only the rows of sources not full when they come are walked (a heap keeps the next rows in queue order): a
-        full source's rows change nothing, and walking them was most of the time here (4.45M rows at 100,000
+        The rows walked are each source's first max_per_page, in queue order, and for each row refused, its source's
+        next row: only the rows of sources not full when they come are walked (a heap keeps the next rows in queue
+        order): a full source's rows change nothing, and walking them was most of the time here (4.45M rows at 100,000
         synthetic pages, for a queue of 400,000); so was sorting them all in queue order (two sorts of 44M rows, 19 s
         at 1,000,000 pages): only each source's rows are sorted (_by_source), then the first ones of all sources."""
+        candidates, scores = self.candidates, self.scores
+        walker = QueueFill(self.corpus.texts, self.finder.names, self.corpus.link_spans, self._anchor_keys[2], max_per_page,
+                           max_per_target)
+        queue = Queue(self.corpus.texts, self.finder.names)
         grouped, starts = self._by_source
-        scores, targets = self.scores, self.candidates.target
-        first = _leading(grouped, starts, max_per_page)  # by source, each source's in queue order: a stable sort by score
-        first = first[np.argsort(-scores[first], kind="stable")]  # puts them in queue order
         next_place: dict[int, int] = {}  # of each source that had a row refused: the place of its next row to walk
         waiting: list[tuple[float, int, int, int, int]] = []  # (-score, source, target, row, place in its source's rows)
 
-        def walk_next_rows() -> None:
-            while refused:
-                source = refused.pop()
-                at = next_place.get(source, max_per_page)
-                next_place[source] = at + 1
-                if starts[source] + at < starts[source + 1]:
-                    later = int(grouped[starts[source] + at])
-                    heapq.heappush(waiting, (-float(scores[later]), source, int(targets[later]), later, at))
+        def taken(rows: np.ndarray, spans: np.ndarray, strengths: np.ndarray) -> None:
+            queue.extend(candidates.source[rows], candidates.target[rows], candidates.similarity[rows],
+                         rounded(scores[rows]), spans[:, 0], spans[:, 1], rounded(strengths), candidates.template_linked[rows])
 
-        for row in self._columns(first):
-            if refused:
-                walk_next_rows()
-            while waiting and waiting[0] < (-row[3], row[0], row[1]):
-                yield self._row(heapq.heappop(waiting), waiting)
-                walk_next_rows()
-            yield row
-        walk_next_rows()
+        def refused(source: int) -> None:
+            """The source's next row waits its turn."""
+            at = next_place.get(source, max_per_page)
+            next_place[source] = at + 1
+            if starts[source] + at < starts[source + 1]:
+                later = int(grouped[starts[source] + at])
+                heapq.heappush(waiting, (-float(scores[later]), source, int(candidates.target[later]), later, at))
+
+        def walk_next_waiting() -> None:
+            entry = heapq.heappop(waiting)
+            why, _, source = walker.walk(self._row(entry, waiting, walker), 0, None, taken)
+            if why == REFUSED:
+                refused(source)
+
+        for rows in self._first_rows(max_per_page, walker):
+            position = 0
+            while position < len(rows.rows):
+                why, position, source = walker.walk(rows, position, waiting[0] if waiting else None, taken)
+                if why == REFUSED:
+                    refused(source)
+                elif why == WAITING:
+                    walk_next_waiting()
         while waiting:
-            yield self._row(heapq.heappop(waiting), waiting)
-            walk_next_rows()
+            walk_next_waiting()
+        walker.hand_over(taken)
+        return queue, walker.walked()
+
+    def _first_rows(self, max_per_page: int, walker: QueueFill) -> Iterator[Rows]:
+        """Each source's first max_per_page rows (all in anchored), in queue order, FILL_ROWS_AT_ONCE at a time."""
+        grouped, starts = self._by_source
+        first = _leading(grouped, starts, max_per_page)  # by source, each source's in queue order: a stable sort by score
+        first = first[np.argsort(-self.scores[first], kind="stable")]  # puts them in queue order
+        candidates, found, (keys, flags, _) = self.candidates, self.found, self._anchor_keys
+        for start in range(0, len(first), FILL_ROWS_AT_ONCE):
+            rows = first[start:start + FILL_ROWS_AT_ONCE]
+            places = np.searchsorted(self.anchored, rows)
+            yield walker.rows(rows, candidates.source[rows], candidates.target[rows], self.scores[rows], found.starts[places],
+                              found.ends[places], found.strengths[places], keys[places], flags[places])
 
     @cached_property
     def _by_source(self) -> tuple[np.ndarray, np.ndarray]:
@@ -422,18 +334,6 @@ class Ranked:
         grouped = np.empty(len(self.scores), dtype=np.int32 if len(self.scores) < 2**31 else np.int64)
         _sort_by_score(starts, self.scores, grouped)
         return grouped, starts
-
-    def _columns(self, rows: np.ndarray) -> Iterator[tuple]:
-        """What fill() reads of these rows (each in anchored), as Python values, made FILL_ROWS_AT_ONCE rows at a
-        time: for all 400,000 rows of 100,000 pages at once, the lists would hold ~300 MB at the stage of the peak."""
-        candidates, (keys, flags, _) = self.candidates, self._anchor_keys
-        for start in range(0, len(rows), FILL_ROWS_AT_ONCE):
-            part = rows[start:start + FILL_ROWS_AT_ONCE]
-            places = np.searchsorted(self.anchored, part)
-            yield from zip(candidates.source[part].tolist(), candidates.target[part].tolist(),
-                           candidates.similarity[part].tolist(), self.scores[part].tolist(),
-                           candidates.template_linked[part].tolist(),
-                           _options(self.found[places], keys[places], flags[places]))
 
     @cached_property
     def _anchor_keys(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -445,8 +345,9 @@ class Ranked:
                                   self.found.ends, links, link_keys)
         return keys, flags, link_keys
 
-    def _row(self, entry: tuple[float, int, int, int, int], waiting: list[tuple[float, int, int, int, int]]) -> tuple:
-        """What fill() reads of a row past its source's first (_columns, from _in_turn's entry). Its anchors are found
+    def _row(self, entry: tuple[float, int, int, int, int], waiting: list[tuple[float, int, int, int, int]],
+             walker: QueueFill) -> Rows:
+        """A row past its source's first (Ranked.fill's heap entry), to walk. Its anchors are found
         here, once, with those of the rows waiting their turn and of the rows after each in its source's (a pair's
         anchors do not depend on the pairs searched with it): LATER_ROWS_AT_FIRST of a source's the first time, twice
         as many each time after. A source refused once is often refused again (its targets full, its anchors spent),
@@ -467,16 +368,17 @@ class Ranked:
             rows = np.array([later for later in asked if later not in self.later], dtype=np.int64)
             anchorless = ~self.anchorable[rows]
             none = Found.empty(int(anchorless.sum()))
-            zeros = np.zeros(none.starts.shape, np.uint8)
-            self.later.update(zip(rows[anchorless].tolist(), _options(none, zeros, zeros)))
+            no_keys, no_flags = np.zeros(none.starts.shape, np.uint64), np.zeros(none.starts.shape, np.uint8)
+            self.later.update(zip(rows[anchorless].tolist(), zip(none.starts, none.ends, none.strengths, no_keys, no_flags)))
             rows = rows[~anchorless]
             if len(rows):
                 found = self.finder.search_all(candidates.source[rows], candidates.target[rows])
                 keys, flags = anchor_keys(self.corpus.texts, candidates.source[rows], found.starts, found.ends,
                                           self.corpus.link_spans, self._anchor_keys[2])
-                self.later.update(zip(rows.tolist(), _options(found, keys, flags)))
-        return (int(candidates.source[row]), int(candidates.target[row]), float(candidates.similarity[row]),
-                float(self.scores[row]), bool(candidates.template_linked[row]), self.later[row])
+                self.later.update(zip(rows.tolist(), zip(found.starts, found.ends, found.strengths, keys, flags)))
+        one = np.array([row])
+        return walker.rows(one, candidates.source[one], candidates.target[one], self.scores[one],
+                           *(options[None] for options in self.later[row]))
 
 
 class Queue(Sequence[Suggestion]):
@@ -491,16 +393,16 @@ class Queue(Sequence[Suggestion]):
         self.start, self.end, self.strength = array("q"), array("q"), array("d")  # the anchor's span (-1: a title anchor)
         self._sentences: tuple[np.ndarray, np.ndarray] | None = None  # their sentences' spans, found when first read
 
-    def extend(self, rows: Sequence[tuple[int, int, float, float, int, int, float, bool]]) -> None:
-        """Add suggestions, each (source, target, similarity, score, start, end, strength, template_linked): its anchor
-        the span [start, end) of its source's text, sliced again when read, with the sentence that holds it
-        (contexts.sentences_at, for all the queue's anchors at once); (-1, -1): the title fallback, the target's name
-        shortened again when read. A column at a time: a call a row was a tenth of the fill."""
+    def extend(self, source: Sequence[int], target: Sequence[int], similarity: Sequence[float], score: Sequence[float],
+               start: Sequence[int], end: Sequence[int], strength: Sequence[float], template_linked: Sequence[bool]) -> None:
+        """Add suggestions, given as columns: each one's anchor is the span [start, end) of its source's text, sliced
+        again when read, with the sentence that holds it (contexts.sentences_at, for all the queue's anchors at once);
+        (-1, -1): the title fallback, the target's name shortened again when read."""
         self._sentences = None
         columns = (self.source, self.target, self.similarity, self.score, self.start, self.end, self.strength,
                    self.template_linked)
-        for column, values in zip(columns, zip(*rows)):
-            column.extend(values)
+        for column, values in zip(columns, (source, target, similarity, score, start, end, strength, template_linked)):
+            column.frombytes(np.asarray(values, dtype=_COLUMN_TYPES[column.typecode]).tobytes())
 
     def sentences(self) -> tuple[np.ndarray, np.ndarray]:
         """(starts, ends) of the sentences that hold the anchors (-1 for a title anchor), found once for the queue as
@@ -571,6 +473,20 @@ def records(queue: Sequence[Suggestion], by_pair: bool = False) -> Iterator[tupl
     items = sorted(queue, key=lambda item: (item.source, item.target)) if by_pair else queue
     return ((item.source, item.target, item.anchor.text, item.anchor.source, item.anchor.strength, item.anchor.offset,
              item.anchor.context, item.similarity, item.score, item.template_linked) for item in items)
+
+
+_COLUMN_TYPES = {"q": np.int64, "d": np.float64, "b": np.int8}  # Queue's columns' array types, as numpy's
+
+
+def rounded(values: np.ndarray, places: int = 4) -> np.ndarray:
+    """round(value, places) of each value, as Python rounds a float (the double nearest the decimal rounded half to
+    even), at numpy's speed: rint(value * 10^places) / 10^places is that wherever value * 10^places does not lie within
+    its rounding error of a half; there, Python rounds."""
+    scaled = np.asarray(values, dtype=np.float64) * 10.0 ** places
+    result = np.rint(scaled) / 10.0 ** places
+    near_half = np.flatnonzero(np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6)
+    result[near_half] = [round(value, places) for value in np.asarray(values, dtype=np.float64)[near_half].tolist()]
+    return result
 
 
 def _suggestion(source: int, target: int, text: str, kind: str, strength: float, offset: int | None, context: str | None,

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -28,7 +29,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from analysis import anchor_keys, anchors, contexts, index, load, memory, pipeline, score, stop_words
+from analysis import anchor_keys, anchors, contexts, fill, index, load, memory, pipeline, score, stop_words
 from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, Found, page_names, title_anchor
 from analysis.backtest import HiddenLink, editorial_links, hidden_links, tfidf_baseline
 from analysis.candidates import (PEERS, Candidate, Candidates, cosines, find_candidates, one_copy_each, same_texts,
@@ -928,7 +929,7 @@ def greedy_fill(corpus: Corpus, candidates: list[Candidate], finder: AnchorFinde
         taken, text = spans.setdefault(source, []), corpus.texts[source]
         elsewhere = {text[start:end].lower() for start, end in [*corpus.link_spans[source], *taken]}  # linked, or queued
         anchor = next((anchor for anchor in finder.anchors(source, target)
-                       if used[anchor.text.lower(), target] < score.SAME_ANCHOR_PAGES and anchor.text.lower() not in elsewhere
+                       if used[anchor.text.lower(), target] < fill.SAME_ANCHOR_PAGES and anchor.text.lower() not in elsewhere
                        and (anchor.source == "title" or named.get(anchor.text.lower(), target) == target)
                        and not any(anchor.span[0] < end and start < anchor.span[1] for start, end in taken if anchor.span)), None)
         if anchor is None:
@@ -964,6 +965,20 @@ def test_rank_fills_the_queue_in_score_order_under_both_caps(ranked_site: tuple[
         assert Counter(item.target for item in queue)[target] == per_target
 
 
+def test_the_compiled_walk_fills_the_same_queue_a_few_rows_at_a_time(ranked_site: tuple[Corpus, Keywords],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """fill.py's loop stops when its rows taken fill their buffer (they go into the queue) and is handed the rows a
+    block at a time: with room for two and blocks of three, its queue and hubs are still the reference's."""
+    corpus, keywords = ranked_site
+    candidates = every_pair(corpus, keywords)
+    monkeypatch.setattr(fill, "OUT_ROWS", 2)
+    monkeypatch.setattr(score, "FILL_ROWS_AT_ONCE", 3)
+    queue, hubs = ranked(corpus, candidates, AnchorFinder(corpus, keywords), 2, 2)
+    expected, expected_hubs = greedy_fill(corpus, candidates, AnchorFinder(corpus, keywords), 2, 2)
+    assert len(queue) > 6 and [(item.source, item.target, item.score, item.anchor) for item in queue] == expected
+    assert hubs == expected_hubs
+
+
 def test_a_target_gets_one_anchor_text_from_two_pages_at_most_the_title_fallback_too(
         ranked_site: tuple[Corpus, Keywords]) -> None:
     """Every source may link every target: a target's title fallback, which editors write on no page, would be
@@ -973,7 +988,7 @@ def test_a_target_gets_one_anchor_text_from_two_pages_at_most_the_title_fallback
     queue, _ = ranked(corpus, candidates, AnchorFinder(corpus, keywords), len(corpus), len(corpus))
     assert_sorted(queue)
     anchors = Counter((item.anchor.text.lower(), item.target) for item in queue)
-    assert max(anchors.values()) == score.SAME_ANCHOR_PAGES and 0 < len(queue) < len(candidates)
+    assert max(anchors.values()) == fill.SAME_ANCHOR_PAGES and 0 < len(queue) < len(candidates)
     assert sum(item.anchor.source == "title" for item in queue) >= 2
     expected, _ = greedy_fill(corpus, candidates, AnchorFinder(corpus, keywords), len(corpus), len(corpus))
     assert [(item.source, item.target, item.score, item.anchor) for item in queue] == expected
@@ -1097,8 +1112,21 @@ def test_the_same_anchor_points_at_a_target_from_two_pages_at_most(tmp_path: Pat
     candidates = [Candidate(source=s, target=target, similarity=0.6, lexical=0.1, template_linked=False) for s in sources]
     queue, _ = ranked(corpus, candidates, finder, 4, 4)
     anchors = {item.source: item.anchor.text for item in queue}
-    assert anchors[sources[0]] == anchors[sources[1]] == options[0] and score.SAME_ANCHOR_PAGES == 2
+    assert anchors[sources[0]] == anchors[sources[1]] == options[0] and fill.SAME_ANCHOR_PAGES == 2
     assert anchors[sources[2]] == next(text for text in options if text.lower() != options[0].lower())
+
+
+def test_rounded_rounds_as_python_does_near_halves_too() -> None:
+    """score.rounded (the queue's scores and strengths, at numpy's speed) gives round(value, 4) for every value: random
+    ones, and the decimal halves (0.00005, 0.00025, ...), which binary holds only approximately and numpy's rint(value *
+    10^4) rounds the other way in four cases of ten; and those that binary holds (0.03125, rounded half to even)."""
+    rng = np.random.default_rng(7)
+    halves = np.concatenate([(np.arange(30_000) + 0.5) / 1e4, [0.03125, -0.03125, 0.46875]])
+    values = np.concatenate([rng.uniform(-3, 3, 100_000), rng.uniform(0, 1, 10_000).astype(np.float32), halves,
+                             -halves, np.nextafter(halves, 10), np.nextafter(halves, -10)])
+    python = [round(value, 4) for value in values.tolist()]
+    assert (np.rint(values * 1e4) / 1e4).tolist() != python  # what the test is for
+    assert score.rounded(values).tolist() == python
 
 
 def test_the_queue_held_as_columns_reads_back_the_suggestions_it_was_given() -> None:
@@ -1112,8 +1140,8 @@ def test_the_queue_held_as_columns_reads_back_the_suggestions_it_was_given() -> 
             Suggestion(2, 1, 0.125, 0.5, Anchor(title_anchor(names[1]), "title", 0.0), False)]
     def queue_of(items: list[Suggestion]) -> score.Queue:
         queue = score.Queue(texts, names)
-        queue.extend([(item.source, item.target, item.similarity, item.score, *(item.anchor.span or (-1, -1)),
-                       item.anchor.strength, item.template_linked) for item in items])
+        queue.extend(*zip(*[(item.source, item.target, item.similarity, item.score, *(item.anchor.span or (-1, -1)),
+                             item.anchor.strength, item.template_linked) for item in items]))
         return queue
     queue = queue_of(made)
     assert made[0].anchor.context == "Read about raw pointers here." and made[1].anchor.context == texts[1]
@@ -1196,7 +1224,7 @@ def test_queue_anchors_repeat_on_two_pages_at_most_and_stay_apart_per_source(tmp
     keywords = Keywords(corpus.texts)
     queue, _ = ranked(corpus, every_pair(corpus, keywords), AnchorFinder(corpus, keywords), 4, 6)
     text_anchors = Counter((item.anchor.text.lower(), item.target) for item in queue if item.anchor.source == "text")
-    assert text_anchors and max(text_anchors.values()) <= score.SAME_ANCHOR_PAGES
+    assert text_anchors and max(text_anchors.values()) <= fill.SAME_ANCHOR_PAGES
     for source in {item.source for item in queue}:
         spans = sorted(item.anchor.span for item in queue if item.source == source and item.anchor.span)
         assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
@@ -1838,7 +1866,9 @@ def test_a_phrase_its_source_links_to_one_page_is_the_anchor_of_no_other(tmp_pat
 
 def test_a_name_that_one_page_has_names_that_page() -> None:
     names = ["DROP TRIGGER", "DROP EVENT TRIGGER", "Examples", "examples", "Ninja Multi-Config"]
-    assert score._page_named(names) == {"drop trigger": 0, "drop event trigger": 1, "ninja multi-config": 4}
+    keys, pages = fill._page_named(names)
+    assert dict(zip(keys.tolist(), pages.tolist())) == {anchor_keys.phrase_key(name): page for name, page in (
+        ("drop trigger", 0), ("drop event trigger", 1), ("ninja multi-config", 4))}
 
 
 def overlapping(anchor: Anchor, anchors: list[Anchor]) -> list[Anchor]:
