@@ -26,6 +26,7 @@ SAME_ANCHOR_PAGES = 2  # pages that may point one anchor text at one target: edi
 UNKNOWN = -2  # a completion (Rows.longer) or a title's length (QueueFill's) not found yet
 DONE, REFUSED, WAITING, NEEDS_TITLE, NEEDS_COMPLETION, FULL = range(6)  # why _walk stopped
 OUT_ROWS = 65_536  # rows taken that _walk holds before they are added to the queue
+Taken = Callable[[np.ndarray, np.ndarray, np.ndarray], None]  # adds rows taken to the queue: (rows, spans, strengths)
 
 
 @dataclass
@@ -49,8 +50,8 @@ class Rows:
 
 class QueueFill:
     """One fill's walk: the rows each target has taken and has had walked, the anchors used (by key and target), each
-    source's taken anchors (spans, keys and lengths); the rows it takes go into the queue in the order taken, as
-    (candidate row, anchor span, strength): add(row columns) makes them suggestions."""
+    source's taken anchors (spans, keys and lengths), and the rows taken since they were last handed over (hand_over),
+    in the order taken: (candidate row, the anchor's span, its strength)."""
 
     def __init__(self, texts: list[str], names: list[str], links: Spans, link_keys: np.ndarray, max_per_page: int,
                  max_per_target: int) -> None:
@@ -79,15 +80,17 @@ class QueueFill:
             at = np.searchsorted(self.named_keys, keys).clip(max=len(self.named_keys) - 1)
             free &= (self.named_keys[at] != keys) | (self.named_pages[at] == targets[:, None])
         likeliest = np.argmax(free, axis=1)
-        row = np.flatnonzero(free[np.arange(len(free)), likeliest] & (flags[np.arange(len(free)), likeliest] & MAY_COMPLETE > 0))
-        for row, option in zip(row.tolist(), likeliest[row].tolist()):
+        every = np.arange(len(free))
+        completing = np.flatnonzero(free[every, likeliest] & (flags[every, likeliest] & MAY_COMPLETE > 0))
+        for row, option in zip(completing.tolist(), likeliest[completing].tolist()):
             self.complete(made, row, option)
         return made
 
-    def walk(self, rows: Rows, position: int, top: tuple | None, taken: Callable[[np.ndarray, np.ndarray, np.ndarray], None]) -> tuple[int, int, int]:
+    def walk(self, rows: Rows, position: int, top: tuple | None, taken: Taken) -> tuple[int, int, int]:
         """Walk rows from position on until they end (DONE), one is refused (REFUSED, with its source), or the next
-        comes after top (WAITING): the first row waiting its turn, (-score, source, target, ...) as Ranked._in_turn
-        heaps them. Returns (why, the next position, the source refused); hands the rows taken to taken()."""
+        comes after top (WAITING): the first row waiting its turn, (-score, source, target, ...) as Ranked.fill heaps
+        them. Returns (why, the next position, the source refused); hands the rows taken to taken (hand_over) when
+        they fill their arrays."""
         while True:
             why, position, detail = _walk(
                 rows.rows, rows.sources, rows.targets, rows.scores, rows.starts, rows.ends, rows.strengths, rows.keys,
@@ -113,7 +116,7 @@ class QueueFill:
         if longer != end:
             rows.longer_keys[row, option] = phrase_key(text[start:longer].lower())
 
-    def hand_over(self, taken: Callable[[np.ndarray, np.ndarray, np.ndarray], None]) -> None:
+    def hand_over(self, taken: Taken) -> None:
         """Hand the rows taken since the last call to taken(candidate rows, spans, strengths)."""
         count = int(self.counts[1])
         taken(self.out_rows[:count], self.out_spans[:count], self.out_strengths[:count])
@@ -156,6 +159,8 @@ def _walk(rows, sources, targets, scores, starts, ends, strengths, keys, flags, 
             _walked(target, wanted, walk_order, counts)
             return REFUSED, row + 1, source
         base, held = source * max_per_page, taken_count[source]
+        if held == max_per_page:  # never (a source's rows walked are its first max_per_page, and one a row refused)
+            raise ValueError("a source has taken max_per_page rows already")  # rather than write past its places
         chosen = -1
         for option in range(starts.shape[1]):
             start, end, key = starts[row, option], ends[row, option], keys[row, option]
@@ -186,7 +191,8 @@ def _walk(rows, sources, targets, scores, starts, ends, strengths, keys, flags, 
                 return NEEDS_TITLE, row, target
             key, length = title_keys[target], title_lengths[target]
             _walked(target, wanted, walk_order, counts)
-            if (used.get((key, np.int64(target)), 0) >= SAME_ANCHOR_PAGES or _holds(taken_keys, taken_lengths, base, held, key, length)
+            if (used.get((key, np.int64(target)), 0) >= SAME_ANCHOR_PAGES
+                    or _holds(taken_keys, taken_lengths, base, held, key, length)
                     or _links_have(link_starts, link_spans, link_keys, source, key, length)):
                 return REFUSED, row + 1, source
             start = shown_end = -1
