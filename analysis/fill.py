@@ -231,6 +231,7 @@ def _holds(taken_keys, taken_lengths, base, held, key, length) -> bool:
 
 @compiled
 def _overlaps(spans, base, held, start, end) -> bool:
+    """One of spans[base:base + held] overlaps start:end."""
     for at in range(base, base + held):
         if start < spans[at, 1] and spans[at, 0] < end:
             return True
@@ -252,11 +253,10 @@ def _completes(longer, longer_key, source, target, start, end, named_keys, named
     """The anchor start:end is shown to longer, the word that completes its phrase (anchors.completion) included: that
     word runs into none of the source's links and taken anchors (anchors.completion_clear_of), and the longer phrase is
     no other page's name and points nowhere else (the text of one of those)."""
-    if longer == end or _overlaps(taken_spans, base, held, end, longer):
+    links = link_starts[source + 1] - link_starts[source]
+    if (longer == end or _overlaps(taken_spans, base, held, end, longer)
+            or _overlaps(link_spans, link_starts[source], links, end, longer)):
         return False
-    for link in range(link_starts[source], link_starts[source + 1]):
-        if end < link_spans[link, 1] and link_spans[link, 0] < longer:
-            return False
     return (_names(named_keys, named_pages, longer_key, target)
             and not _holds(taken_keys, taken_lengths, base, held, longer_key, longer - start)
             and not _links_have(link_starts, link_spans, link_keys, source, longer_key, longer - start))
