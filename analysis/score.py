@@ -316,10 +316,11 @@ class Ranked:
         return queue, walker.walked()
 
     def _first_rows(self, max_per_page: int, walker: QueueFill) -> Iterator[Rows]:
-        """Each source's first max_per_page rows (all in anchored), in queue order, FILL_ROWS_AT_ONCE at a time."""
+        """Each source's first max_per_page rows (all in anchored), in queue order, FILL_ROWS_AT_ONCE at a time. Their
+        row numbers are int64, as _row's are: numba compiles the walk once for both (each kind of array, once more)."""
         grouped, starts = self._by_source
         first = _leading(grouped, starts, max_per_page)  # by source, each source's in queue order: a stable sort by score
-        first = first[np.argsort(-self.scores[first], kind="stable")]  # puts them in queue order
+        first = first[np.argsort(-self.scores[first], kind="stable")].astype(np.int64)  # in queue order
         candidates, found, (keys, flags, _) = self.candidates, self.found, self._anchor_keys
         for start in range(0, len(first), FILL_ROWS_AT_ONCE):
             rows = first[start:start + FILL_ROWS_AT_ONCE]
