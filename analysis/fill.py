@@ -147,8 +147,9 @@ def _walk(rows, sources, targets, scores, starts, ends, strengths, keys, flags, 
           top_score, top_source, top_target, max_per_page, max_per_target, named_keys, named_pages, title_keys,
           title_lengths, link_starts, link_spans, link_keys, per_target, wanted, walk_order, counts, used, taken_spans,
           taken_keys, taken_lengths, taken_count, out_rows, out_spans, out_strengths):
-    """QueueFill.walk's loop: returns (why it stopped, the next position, the source refused, the target whose title
-    or the option whose completion it needs)."""
+    """QueueFill.walk's loop: returns (why it stopped, the next position, what Python is asked for): the source refused
+    (REFUSED), the target whose title key (NEEDS_TITLE) or the option whose completion (NEEDS_COMPLETION) it needs;
+    else -1."""
     for row in range(position, len(rows)):
         source, target = sources[row], targets[row]
         if waiting and (top_score, top_source, top_target) < (-scores[row], source, target):
