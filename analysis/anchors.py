@@ -41,6 +41,7 @@ import numpy as np
 from analysis.citations import title_numbers
 from analysis.index import THREADS, Keywords
 from analysis.load import Corpus, among, distinct, run_items
+from analysis.locality import visit_order
 from analysis.memory import return_freed_memory
 from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, heading_lines, phrases_of, version_numbers, web_addresses
 from analysis.windows import choose, find_matches, names_held, other_versions, runs_held, strong_windows
@@ -390,7 +391,7 @@ class AnchorFinder:
             return rows, found, wanted
 
         with ThreadPoolExecutor(THREADS) as pool:
-            yield from pool.map(search, self._blocks(sources))
+            yield from pool.map(search, self._blocks(sources, targets))
 
     def names_said(self, sources: np.ndarray, rows: np.ndarray, names: np.ndarray, held: dict[int, str] | None = None
                    ) -> tuple[np.ndarray, dict[int, tuple[int, int]]]:
@@ -471,21 +472,35 @@ class AnchorFinder:
                                      web_addresses(text))
                        for first, last in spans)
 
-    def _blocks(self, sources: np.ndarray) -> Iterator[tuple[list[int], np.ndarray]]:
+    def _blocks(self, sources: np.ndarray, targets: np.ndarray) -> Iterator[tuple[list[int], np.ndarray]]:
         """The pairs' sources in blocks of equal words, at most about BLOCK_WORDS, a multiple of THREADS of them so that
-        no thread waits on another at the end: (pages, rows of the pairs from those pages)."""
+        no thread waits on another at the end: (pages, rows of the pairs from those pages), by source. Where there are
+        more blocks than threads, the sources go into blocks in an order that keeps their targets' terms in cache
+        (locality.py)."""
         order = np.argsort(sources, kind="stable")
         pages, first_rows = np.unique(sources[order], return_index=True)
         if not len(pages):
             return
         bounds = np.append(first_rows, len(order))
-        words = np.cumsum(self.corpus.texts.lengths()[pages] // 6)
-        blocks = THREADS * max(1, math.ceil(words[-1] / (THREADS * BLOCK_WORDS)))
+        lengths = self.corpus.texts.lengths()[pages] // 6
+        blocks = THREADS * max(1, math.ceil(lengths.sum() / (THREADS * BLOCK_WORDS)))
+        visit = np.arange(len(pages)) if blocks == THREADS else self._visit(pages, bounds, targets, order)
+        words = np.cumsum(lengths[visit])
         cuts = np.searchsorted(words, words[-1] * np.arange(1, blocks) / blocks) + 1  # after the page reaching each share
         edges = [0, *distinct(np.minimum(cuts, len(pages))).tolist(), len(pages)]
         for start, end in zip(edges, edges[1:]):
             if start < end:
-                yield pages[start:end].tolist(), order[bounds[start]:bounds[end]]
+                block = np.sort(visit[start:end])
+                yield pages[block].tolist(), order[run_items(bounds[block], bounds[block + 1] - bounds[block])[1]]
+
+    def _visit(self, pages: np.ndarray, bounds: np.ndarray, targets: np.ndarray, order: np.ndarray) -> np.ndarray:
+        """The places in pages (sorted sources; source pages[i]'s pairs are order[bounds[i]:bounds[i + 1]]) in
+        locality.visit_order."""
+        starts = np.zeros(len(self.corpus) + 1, dtype=np.int64)
+        starts[pages + 1] = np.diff(bounds)
+        starts = np.cumsum(starts)
+        visited = visit_order(starts, targets, len(self.corpus), order)
+        return np.searchsorted(pages, visited[np.diff(starts)[visited] > 0])
 
     def target_terms(self, targets: np.ndarray) -> TargetTerms:
         """What names each of these targets (sorted, distinct), laid end to end once for every block of sources: its

@@ -39,6 +39,7 @@ import numpy as np
 from analysis.compiled import compiled
 from analysis.index import THREADS, Keywords, vector_dots
 from analysis.load import Corpus, Pair, among, distinct, pair_codes
+from analysis.locality import rows_in_order, visit_order
 from analysis.scope import InScope
 from analysis.words import WORD, is_stop_word
 
@@ -184,19 +185,22 @@ def _unlinked_before(pairs: np.ndarray, at: int, code: int, merged: np.ndarray, 
 
 
 def cosines(vectors: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    """The embedding similarity of each pair (code source * pages + target; unit vectors: the inner product, as numpy's
-    (a * b).sum(axis=1) gives it, to the bit: index.vector_dots), PAIRS_AT_ONCE pairs a step, THREADS steps at once,
-    each step's sources and targets made from its codes (every pair's, 0.7 GB at 1,000,000 pages, were find_candidates'
-    peak)."""
+    """The embedding similarity of each pair (code source * pages + target, by source; unit vectors: the inner product,
+    as numpy's (a * b).sum(axis=1) gives it, to the bit: index.vector_dots), PAIRS_AT_ONCE pairs a step, THREADS steps at
+    once, sources in locality.py's order, each step's sources and targets made from its codes (every pair's, 0.7 GB at
+    1,000,000 pages, were find_candidates' peak)."""
     similarity = np.empty(len(pairs), dtype=np.float32)
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    pages = len(vectors)
+    starts = np.searchsorted(pairs, np.arange(pages + 1, dtype=np.int64) * pages)
 
-    def fill(start: int) -> None:
-        part = slice(start, start + PAIRS_AT_ONCE)
-        vector_dots(vectors, *np.divmod(pairs[part], len(vectors)), similarity[part])
+    def fill(rows: np.ndarray) -> None:
+        part = np.empty(len(rows), dtype=np.float32)
+        vector_dots(vectors, *np.divmod(pairs[rows], pages), part)
+        similarity[rows] = part
 
-    with ThreadPoolExecutor(THREADS) as pool:
-        list(pool.map(fill, range(0, len(pairs), PAIRS_AT_ONCE)))
+    with ThreadPoolExecutor(THREADS) as pool:  # the sources in an order that keeps their targets' vectors in cache
+        list(pool.map(fill, rows_in_order(starts, visit_order(starts, pairs, pages), PAIRS_AT_ONCE)))
     return similarity
 
 

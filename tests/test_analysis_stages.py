@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import html
 import inspect
+import itertools
 import os
 import random
 import re
@@ -37,6 +38,7 @@ from analysis.candidates import (PEERS, Candidate, Candidates, cosines, find_can
 from analysis.citations import Citations
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_cannibalization, save_suggestions
 from analysis.index import Keywords, nearest
+from analysis.locality import rows_in_order, visit_order
 from analysis.lookup import HashTable
 from analysis.phrases import MAX_WORDS, MIN_WORDS, phrases_of, version_numbers, web_addresses
 from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, spoken_words, strong_windows
@@ -737,6 +739,34 @@ def test_keyword_similarity_of_pairs_in_chunks_on_threads_is_the_cosine(ranked_s
     for threads in (1, 2, 4):
         monkeypatch.setattr(index, "THREADS", threads)
         assert np.allclose(keywords.similarity(sources, targets), cosine, atol=1e-6)
+
+
+def test_pages_are_visited_breadth_first_over_their_pairs_and_every_pair_comes_once_a_page_at_a_time() -> None:
+    """locality.py: two groups of pages whose ids alternate, pairing only within the group, are visited a group at a
+    time (the order that keeps a stretch of sources on the same targets), whether the pairs name their targets, their
+    codes, or come unsorted with the order that sorts them; the rows come a page's together, pages in that order."""
+    pages = 10
+    pairs = [(s, t) for s in range(pages) for t in range(pages) if s != t and s % 2 == t % 2 and (s, t) != (6, 8)]
+    sources, targets = np.array(pairs).T
+    starts = np.searchsorted(sources, np.arange(pages + 1))
+    order = visit_order(starts, targets, pages)
+    assert order.tolist() == [0, 2, 4, 6, 8, 1, 3, 5, 7, 9]
+    assert visit_order(starts, sources * pages + targets, pages).tolist() == order.tolist()
+    shuffled = np.random.default_rng(3).permutation(len(pairs))
+    by_source = np.argsort(sources[shuffled], kind="stable")
+    unsorted = visit_order(starts, targets[shuffled], pages, by_source)  # each page's targets met in another order
+    assert [page % 2 for page in unsorted.tolist()] == [0] * 5 + [1] * 5 and unsorted[0] == 0
+    alone = np.searchsorted(np.array([3, 3]), np.arange(pages + 1))  # a page with no pair is visited too, once
+    assert sorted(visit_order(alone, np.array([1, 5]), pages).tolist()) == list(range(pages))
+    for size in (1, 7, 100):
+        chunks = list(rows_in_order(starts, order, size))
+        rows = np.concatenate(chunks)
+        assert sorted(rows.tolist()) == list(range(len(pairs)))
+        assert distinct(sources[rows]).tolist() == sorted(order.tolist()) and \
+            [page for page, _ in itertools.groupby(sources[rows].tolist())] == order.tolist()
+        assert all(len(set(sources[chunk].tolist()) & set(sources[other].tolist())) == 0
+                   for chunk, other in itertools.combinations(chunks, 2))  # no page split between two steps
+        assert max(map(len, chunks)) < size + 4 and (size > 1 or len(chunks) == pages)  # a page holds 3 or 4
 
 
 # Pages sharing 3 to 700 words, so that numpy sums every way it does (in order below 8, eight partial sums up to 128
