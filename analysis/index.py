@@ -11,8 +11,9 @@ that an editor linked on; keywords miss paraphrase. EXACT_LIMIT is set by measur
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import faiss
@@ -199,7 +200,9 @@ class Keywords:
         pages_holding = np.zeros(0, dtype=np.int64)  # by term id
         pairs = _PairCounts(-(-len(texts) // COLLOCATION_PAGES) if isinstance(texts, Sequence) else 1)
         blocks = ([part for page in block for part in page] for block in _blocks(pages, self.BLOCK_CHARACTERS))
-        for tokens in self.vocabulary.tokenize_all(blocks, THREADS):
+
+        def count(tokens: Tokens) -> None:
+            nonlocal pages_holding
             block = len(tokens.counts) // parts  # pages
             if self._tokens is not None:
                 self._keep(tokens, np.arange(parts - 1, block * parts, parts))
@@ -211,6 +214,15 @@ class Keywords:
             counts.append(count.astype(np.float32))
             pages_holding = _added(pages_holding, np.bincount(columns[-1], minlength=len(self.vocabulary)))
             pairs.add(tokens, parts)
+
+        with ThreadPoolExecutor(1) as after:  # a block counted, in order, while the next ones are identified
+            waiting: deque[Future[None]] = deque()
+            for tokens in self.vocabulary.tokenize_all(blocks, THREADS):
+                waiting.append(after.submit(count, tokens))
+                if len(waiting) > THREADS:  # no more blocks' tokens held than that
+                    waiting.popleft().result()
+            for counted in waiting:
+                counted.result()
         return_freed_memory()  # the tokenising threads' freed blocks, before the columns are joined (-90 MB at 100k pages)
         rows = np.concatenate([np.zeros(0, dtype=np.int64), *terms_per_page])
         self.matrix: sparse.csr_matrix = sparse.csr_matrix(
