@@ -368,8 +368,11 @@ class AnchorFinder:
         names = self.target_terms(distinct(targets))
         return_freed_memory()  # its arrays for every target (~200 MB at 100,000 pages), before the threads' own heaps grow
 
-        def search(block: tuple[list[int], np.ndarray]) -> tuple[np.ndarray, Found, np.ndarray]:
-            pages, rows = block
+        by_source = np.argsort(sources, kind="stable")
+
+        def search(block: tuple[list[int], np.ndarray, np.ndarray]) -> tuple[np.ndarray, Found, np.ndarray]:
+            pages, first, counts = block
+            rows = by_source[run_items(first, counts)[1]]
             where, pair_targets = np.searchsorted(np.array(pages), sources[rows]), targets[rows]
             texts = self.corpus.texts.many(pages)
             found = Found.empty(len(rows))
@@ -391,7 +394,7 @@ class AnchorFinder:
             return rows, found, wanted
 
         with ThreadPoolExecutor(THREADS) as pool:
-            yield from pool.map(search, self._blocks(sources, targets))
+            yield from pool.map(search, self._blocks(sources, targets, by_source))
 
     def names_said(self, sources: np.ndarray, rows: np.ndarray, names: np.ndarray, held: dict[int, str] | None = None
                    ) -> tuple[np.ndarray, dict[int, tuple[int, int]]]:
@@ -472,12 +475,13 @@ class AnchorFinder:
                                      web_addresses(text))
                        for first, last in spans)
 
-    def _blocks(self, sources: np.ndarray, targets: np.ndarray) -> Iterator[tuple[list[int], np.ndarray]]:
+    def _blocks(self, sources: np.ndarray, targets: np.ndarray, order: np.ndarray
+                ) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
         """The pairs' sources in blocks of equal words, at most about BLOCK_WORDS, a multiple of THREADS of them so that
-        no thread waits on another at the end: (pages, rows of the pairs from those pages), by source. Where there are
-        more blocks than threads, the sources go into blocks in an order that keeps their targets' terms in cache
-        (locality.py)."""
-        order = np.argsort(sources, kind="stable")
+        no thread waits on another at the end: (pages, and where their pairs start in order, the pairs sorted by source,
+        and how many they are), by source; not the rows themselves, which a thread pool's map would hold for every block
+        at once. Where there are more blocks than threads, the sources go into blocks in an order that keeps their
+        targets' terms in cache (locality.py)."""
         pages, first_rows = np.unique(sources[order], return_index=True)
         if not len(pages):
             return
@@ -491,7 +495,7 @@ class AnchorFinder:
         for start, end in zip(edges, edges[1:]):
             if start < end:
                 block = np.sort(visit[start:end])
-                yield pages[block].tolist(), order[run_items(bounds[block], bounds[block + 1] - bounds[block])[1]]
+                yield pages[block].tolist(), bounds[block], bounds[block + 1] - bounds[block]
 
     def _visit(self, pages: np.ndarray, bounds: np.ndarray, targets: np.ndarray, order: np.ndarray) -> np.ndarray:
         """The places in pages (sorted sources; source pages[i]'s pairs are order[bounds[i]:bounds[i + 1]]) in

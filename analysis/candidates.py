@@ -39,7 +39,7 @@ import numpy as np
 from analysis.compiled import compiled
 from analysis.index import THREADS, Keywords, vector_dots
 from analysis.load import Corpus, Pair, among, distinct, pair_codes
-from analysis.locality import rows_in_order, visit_order
+from analysis.locality import rows_of, steps, visit_order
 from analysis.scope import InScope
 from analysis.words import WORD, is_stop_word
 
@@ -194,13 +194,16 @@ def cosines(vectors: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     pages = len(vectors)
     starts = np.searchsorted(pairs, np.arange(pages + 1, dtype=np.int64) * pages)
 
-    def fill(rows: np.ndarray) -> None:
+    order = visit_order(starts, pairs, pages)
+
+    def fill(step: slice) -> None:
+        rows = rows_of(starts, order, step)
         part = np.empty(len(rows), dtype=np.float32)
         vector_dots(vectors, *np.divmod(pairs[rows], pages), part)
         similarity[rows] = part
 
     with ThreadPoolExecutor(THREADS) as pool:  # the sources in an order that keeps their targets' vectors in cache
-        list(pool.map(fill, rows_in_order(starts, visit_order(starts, pairs, pages), PAIRS_AT_ONCE)))
+        list(pool.map(fill, steps(starts, order, PAIRS_AT_ONCE)))
     return similarity
 
 

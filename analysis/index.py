@@ -22,7 +22,7 @@ from scipy import sparse
 
 from analysis.compiled import compiled
 from analysis.load import distinct
-from analysis.locality import rows_in_order, visit_order
+from analysis.locality import rows_of, steps, visit_order
 from analysis.memory import return_freed_memory
 from analysis.words import STOP, Tokens, TokenFile, Vocabulary
 
@@ -382,14 +382,17 @@ class Keywords:
         longest = int(np.diff(matrix.indptr).max(initial=0))
         starts = np.searchsorted(sources, np.arange(self.pages + 1))
 
-        def fill(rows: np.ndarray) -> None:
+        order = visit_order(starts, targets, self.pages)
+
+        def fill(step: slice) -> None:
+            rows = rows_of(starts, order, step)
             part = np.empty(len(rows), dtype=np.float32)
             _row_dots(matrix.indptr, matrix.indices, matrix.data, matrix.shape[1], sources[rows], targets[rows], longest,
                       part)
             result[rows] = part
 
         with ThreadPoolExecutor(THREADS) as pool:
-            list(pool.map(fill, rows_in_order(starts, visit_order(starts, targets, self.pages), self.PAIRS_AT_ONCE)))
+            list(pool.map(fill, steps(starts, order, self.PAIRS_AT_ONCE)))
         return result
 
 

@@ -10,8 +10,6 @@ before, only at another time: the results are the same. At 100,000 synthetic pag
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 
 from analysis.compiled import compiled
@@ -25,16 +23,19 @@ def visit_order(starts: np.ndarray, linked: np.ndarray, pages: int, order: np.nd
     return _breadth_first(starts, linked, np.empty(0, np.int64) if order is None else order, pages)
 
 
-def rows_in_order(starts: np.ndarray, order: np.ndarray, size: int) -> Iterator[np.ndarray]:
-    """The places of the pairs (page p's at starts[p]:starts[p + 1]), a page's together, pages in this order, about
-    `size` at a time (a page's never split)."""
-    counts = np.diff(starts)[order]
-    ends = np.cumsum(counts)
+def steps(starts: np.ndarray, order: np.ndarray, size: int) -> list[slice]:
+    """The pages in this order cut into steps of about `size` pairs (page p's pairs are starts[p]:starts[p + 1]; a
+    page's are never split), as slices of order: few numbers, which a thread pool's map may take all at once."""
+    ends = np.cumsum(np.diff(starts)[order])
     cuts = np.searchsorted(ends, np.arange(size, ends[-1] if len(ends) else 0, size), "right") + 1
     edges = [0, *np.unique(np.minimum(cuts, len(order))).tolist(), len(order)]
-    for first, last in zip(edges, edges[1:]):
-        if first < last:
-            yield run_items(starts[order[first:last]], counts[first:last])[1]
+    return [slice(first, last) for first, last in zip(edges, edges[1:]) if first < last]
+
+
+def rows_of(starts: np.ndarray, order: np.ndarray, step: slice) -> np.ndarray:
+    """The places of a step's pairs, a page's together, its pages in order."""
+    pages = order[step]
+    return run_items(starts[pages], starts[pages + 1] - starts[pages])[1]
 
 
 @compiled

@@ -38,7 +38,7 @@ from analysis.candidates import (PEERS, Candidate, Candidates, cosines, find_can
 from analysis.citations import Citations
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_cannibalization, save_suggestions
 from analysis.index import Keywords, nearest
-from analysis.locality import rows_in_order, visit_order
+from analysis.locality import rows_of, steps, visit_order
 from analysis.lookup import HashTable
 from analysis.phrases import MAX_WORDS, MIN_WORDS, phrases_of, version_numbers, web_addresses
 from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, spoken_words, strong_windows
@@ -759,7 +759,7 @@ def test_pages_are_visited_breadth_first_over_their_pairs_and_every_pair_comes_o
     alone = np.searchsorted(np.array([3, 3]), np.arange(pages + 1))  # a page with no pair is visited too, once
     assert sorted(visit_order(alone, np.array([1, 5]), pages).tolist()) == list(range(pages))
     for size in (1, 7, 100):
-        chunks = list(rows_in_order(starts, order, size))
+        chunks = [rows_of(starts, order, step) for step in steps(starts, order, size)]
         rows = np.concatenate(chunks)
         assert sorted(rows.tolist()) == list(range(len(pairs)))
         assert distinct(sources[rows]).tolist() == sorted(order.tolist()) and \
