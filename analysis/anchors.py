@@ -41,7 +41,6 @@ import numpy as np
 from analysis.citations import title_numbers
 from analysis.index import THREADS, Keywords
 from analysis.load import Corpus, among, distinct, run_items
-from analysis.locality import visit_order
 from analysis.memory import return_freed_memory
 from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, heading_lines, phrases_of, version_numbers, web_addresses
 from analysis.windows import choose, find_matches, names_held, other_versions, runs_held, strong_windows
@@ -368,11 +367,8 @@ class AnchorFinder:
         names = self.target_terms(distinct(targets))
         return_freed_memory()  # its arrays for every target (~200 MB at 100,000 pages), before the threads' own heaps grow
 
-        by_source = np.argsort(sources, kind="stable")
-
-        def search(block: tuple[list[int], np.ndarray, np.ndarray]) -> tuple[np.ndarray, Found, np.ndarray]:
-            pages, first, counts = block
-            rows = by_source[run_items(first, counts)[1]]
+        def search(block: tuple[list[int], np.ndarray]) -> tuple[np.ndarray, Found, np.ndarray]:
+            pages, rows = block
             where, pair_targets = np.searchsorted(np.array(pages), sources[rows]), targets[rows]
             texts = self.corpus.texts.many(pages)
             found = Found.empty(len(rows))
@@ -394,7 +390,7 @@ class AnchorFinder:
             return rows, found, wanted
 
         with ThreadPoolExecutor(THREADS) as pool:
-            yield from pool.map(search, self._blocks(sources, targets, by_source))
+            yield from pool.map(search, self._blocks(sources))
 
     def names_said(self, sources: np.ndarray, rows: np.ndarray, names: np.ndarray, held: dict[int, str] | None = None
                    ) -> tuple[np.ndarray, dict[int, tuple[int, int]]]:
@@ -475,36 +471,21 @@ class AnchorFinder:
                                      web_addresses(text))
                        for first, last in spans)
 
-    def _blocks(self, sources: np.ndarray, targets: np.ndarray, order: np.ndarray
-                ) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
+    def _blocks(self, sources: np.ndarray) -> Iterator[tuple[list[int], np.ndarray]]:
         """The pairs' sources in blocks of equal words, at most about BLOCK_WORDS, a multiple of THREADS of them so that
-        no thread waits on another at the end: (pages, and where their pairs start in order, the pairs sorted by source,
-        and how many they are), by source; not the rows themselves, which a thread pool's map would hold for every block
-        at once. Where there are more blocks than threads, the sources go into blocks in an order that keeps their
-        targets' terms in cache (locality.py)."""
+        no thread waits on another at the end: (pages, rows of the pairs from those pages)."""
+        order = np.argsort(sources, kind="stable")
         pages, first_rows = np.unique(sources[order], return_index=True)
         if not len(pages):
             return
         bounds = np.append(first_rows, len(order))
-        lengths = self.corpus.texts.lengths()[pages] // 6
-        blocks = THREADS * max(1, math.ceil(lengths.sum() / (THREADS * BLOCK_WORDS)))
-        visit = np.arange(len(pages)) if blocks == THREADS else self._visit(pages, bounds, targets, order)
-        words = np.cumsum(lengths[visit])
+        words = np.cumsum(self.corpus.texts.lengths()[pages] // 6)
+        blocks = THREADS * max(1, math.ceil(words[-1] / (THREADS * BLOCK_WORDS)))
         cuts = np.searchsorted(words, words[-1] * np.arange(1, blocks) / blocks) + 1  # after the page reaching each share
         edges = [0, *distinct(np.minimum(cuts, len(pages))).tolist(), len(pages)]
         for start, end in zip(edges, edges[1:]):
             if start < end:
-                block = np.sort(visit[start:end])
-                yield pages[block].tolist(), bounds[block], bounds[block + 1] - bounds[block]
-
-    def _visit(self, pages: np.ndarray, bounds: np.ndarray, targets: np.ndarray, order: np.ndarray) -> np.ndarray:
-        """The places in pages (sorted sources; source pages[i]'s pairs are order[bounds[i]:bounds[i + 1]]) in
-        locality.visit_order."""
-        starts = np.zeros(len(self.corpus) + 1, dtype=np.int64)
-        starts[pages + 1] = np.diff(bounds)
-        starts = np.cumsum(starts)
-        visited = visit_order(starts, targets, len(self.corpus), order)
-        return np.searchsorted(pages, visited[np.diff(starts)[visited] > 0])
+                yield pages[start:end].tolist(), order[bounds[start]:bounds[end]]
 
     def target_terms(self, targets: np.ndarray) -> TargetTerms:
         """What names each of these targets (sorted, distinct), laid end to end once for every block of sources: its

@@ -39,7 +39,7 @@ import numpy as np
 from analysis.compiled import compiled
 from analysis.index import THREADS, Keywords, vector_dots
 from analysis.load import Corpus, Pair, among, distinct, pair_codes
-from analysis.locality import rows_of, steps, visit_order
+from analysis.locality import rows_of, source_starts, steps, visit_order
 from analysis.scope import InScope
 from analysis.words import WORD, is_stop_word
 
@@ -192,7 +192,7 @@ def cosines(vectors: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     similarity = np.empty(len(pairs), dtype=np.float32)
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     pages = len(vectors)
-    starts = np.searchsorted(pairs, np.arange(pages + 1, dtype=np.int64) * pages)
+    starts = source_starts(pairs, pages, pages)
 
     order = visit_order(starts, pairs, pages)
 

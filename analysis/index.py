@@ -22,7 +22,7 @@ from scipy import sparse
 
 from analysis.compiled import compiled
 from analysis.load import distinct
-from analysis.locality import rows_of, steps, visit_order
+from analysis.locality import rows_of, source_starts, steps, visit_order
 from analysis.memory import return_freed_memory
 from analysis.words import STOP, Tokens, TokenFile, Vocabulary
 
@@ -380,7 +380,7 @@ class Keywords:
         matrix = self.matrix
         matrix.sort_indices()  # products in column order, as scipy sums them (a no-op: the fit makes them sorted)
         longest = int(np.diff(matrix.indptr).max(initial=0))
-        starts = np.searchsorted(sources, np.arange(self.pages + 1))
+        starts = source_starts(sources, self.pages)
 
         order = visit_order(starts, targets, self.pages)
 

@@ -6,6 +6,9 @@ walk of the pairs' own graph (a page, then the pages it pairs with, then theirs)
 its targets, whose rows are then read from cache (Cuthill-McKee's ordering, for locality). Each pair is computed as
 before, only at another time: the results are the same. At 100,000 synthetic pages the keyword similarities of the
 4.65M candidate pairs took 2.4 s of one core in source order, 1.4 s in this order (BENCHMARKS.md, "Analysis").
+
+The anchor search keeps its sources in order: its blocks read their texts and tokens from files a run of pages at a
+time, and scattered pages cost more reads than the order saved (rank 121 -> 131 s at 1,000,000 pages).
 """
 
 from __future__ import annotations
@@ -21,6 +24,13 @@ def visit_order(starts: np.ndarray, linked: np.ndarray, pages: int, order: np.nd
     linked[order[starts[p]:starts[p + 1]]], where the pairs are sorted by order), each its target or a pair code
     (source * pages + target)."""
     return _breadth_first(starts, linked, np.empty(0, np.int64) if order is None else order, pages)
+
+
+def source_starts(keys: np.ndarray, pages: int, per_source: int = 1) -> np.ndarray:
+    """Where each page's pairs start among pairs sorted by source, keys their sources (or their codes, source *
+    pages + target, with per_source = pages); a ValueError if they are not so sorted (the orders here would leave
+    pairs out)."""
+    return _source_starts(keys, pages, per_source)
 
 
 def steps(starts: np.ndarray, order: np.ndarray, size: int) -> list[slice]:
@@ -52,3 +62,15 @@ def _breadth_first(starts: np.ndarray, linked: np.ndarray, order: np.ndarray, pa
                 if not seen[other]:
                     seen[other], visited[found], found = True, other, found + 1
     return visited
+
+
+@compiled
+def _source_starts(keys: np.ndarray, pages: int, per_source: int) -> np.ndarray:
+    starts, last = np.zeros(pages + 1, np.int64), 0
+    for at in range(len(keys)):
+        source = keys[at] // per_source
+        if source < last:
+            raise ValueError("pairs not sorted by source")
+        starts[source + 1] += 1
+        last = source
+    return np.cumsum(starts)

@@ -38,7 +38,7 @@ from analysis.candidates import (PEERS, Candidate, Candidates, cosines, find_can
 from analysis.citations import Citations
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_cannibalization, save_suggestions
 from analysis.index import Keywords, nearest
-from analysis.locality import rows_of, steps, visit_order
+from analysis.locality import rows_of, source_starts, steps, visit_order
 from analysis.lookup import HashTable
 from analysis.phrases import MAX_WORDS, MIN_WORDS, phrases_of, version_numbers, web_addresses
 from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, spoken_words, strong_windows
@@ -748,7 +748,11 @@ def test_pages_are_visited_breadth_first_over_their_pairs_and_every_pair_comes_o
     pages = 10
     pairs = [(s, t) for s in range(pages) for t in range(pages) if s != t and s % 2 == t % 2 and (s, t) != (6, 8)]
     sources, targets = np.array(pairs).T
-    starts = np.searchsorted(sources, np.arange(pages + 1))
+    starts = source_starts(sources, pages)
+    assert starts.tolist() == np.searchsorted(sources, np.arange(pages + 1)).tolist()
+    assert source_starts(sources * pages + targets, pages, pages).tolist() == starts.tolist()
+    with pytest.raises(ValueError):  # unsorted pairs would be left out of the steps
+        source_starts(sources[::-1], pages)
     order = visit_order(starts, targets, pages)
     assert order.tolist() == [0, 2, 4, 6, 8, 1, 3, 5, 7, 9]
     assert visit_order(starts, sources * pages + targets, pages).tolist() == order.tolist()
