@@ -39,7 +39,7 @@ import numpy as np
 from analysis.compiled import compiled
 from analysis.index import THREADS, Keywords, vector_dots
 from analysis.load import Corpus, Pair, among, distinct, pair_codes
-from analysis.locality import rows_of, source_starts, steps, visit_order
+from analysis.locality import in_visit_order, source_starts
 from analysis.scope import InScope
 from analysis.words import WORD, is_stop_word
 
@@ -192,18 +192,13 @@ def cosines(vectors: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     similarity = np.empty(len(pairs), dtype=np.float32)
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     pages = len(vectors)
-    starts = source_starts(pairs, pages, pages)
 
-    order = visit_order(starts, pairs, pages)
-
-    def fill(step: slice) -> None:
-        rows = rows_of(starts, order, step)
+    def dots(rows: np.ndarray) -> np.ndarray:
         part = np.empty(len(rows), dtype=np.float32)
         vector_dots(vectors, *np.divmod(pairs[rows], pages), part)
-        similarity[rows] = part
+        return part
 
-    with ThreadPoolExecutor(THREADS) as pool:  # the sources in an order that keeps their targets' vectors in cache
-        list(pool.map(fill, steps(starts, order, PAIRS_AT_ONCE)))
+    in_visit_order(source_starts(pairs, pages, pages), pairs, pages, PAIRS_AT_ONCE, THREADS, dots, similarity)
     return similarity
 
 

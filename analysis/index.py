@@ -22,7 +22,7 @@ from scipy import sparse
 
 from analysis.compiled import compiled
 from analysis.load import distinct
-from analysis.locality import rows_of, source_starts, steps, visit_order
+from analysis.locality import in_visit_order, source_starts
 from analysis.memory import return_freed_memory
 from analysis.words import STOP, Tokens, TokenFile, Vocabulary
 
@@ -380,19 +380,14 @@ class Keywords:
         matrix = self.matrix
         matrix.sort_indices()  # products in column order, as scipy sums them (a no-op: the fit makes them sorted)
         longest = int(np.diff(matrix.indptr).max(initial=0))
-        starts = source_starts(sources, self.pages)
 
-        order = visit_order(starts, targets, self.pages)
-
-        def fill(step: slice) -> None:
-            rows = rows_of(starts, order, step)
+        def dots(rows: np.ndarray) -> np.ndarray:
             part = np.empty(len(rows), dtype=np.float32)
             _row_dots(matrix.indptr, matrix.indices, matrix.data, matrix.shape[1], sources[rows], targets[rows], longest,
                       part)
-            result[rows] = part
+            return part
 
-        with ThreadPoolExecutor(THREADS) as pool:
-            list(pool.map(fill, steps(starts, order, self.PAIRS_AT_ONCE)))
+        in_visit_order(source_starts(sources, self.pages), targets, self.pages, self.PAIRS_AT_ONCE, THREADS, dots, result)
         return result
 
 

@@ -7,11 +7,15 @@ its targets, whose rows are then read from cache (Cuthill-McKee's ordering, for 
 before, only at another time: the results are the same. At 100,000 synthetic pages the keyword similarities of the
 4.65M candidate pairs took 2.4 s of one core in source order, 1.4 s in this order (BENCHMARKS.md, "Analysis").
 
-The anchor search keeps its sources in order: its blocks read their texts and tokens from files a run of pages at a
-time, and scattered pages cost more reads than the order saved (rank 121 -> 131 s at 1,000,000 pages).
+The anchor search keeps its sources in id order: its blocks read their texts and tokens from files a run of
+consecutive pages at a time, and with its blocks in this order rank took 131 s at 1,000,000 pages against 121 and
+127 s without (one run each).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -19,11 +23,25 @@ from analysis.compiled import compiled
 from analysis.load import run_items
 
 
-def visit_order(starts: np.ndarray, linked: np.ndarray, pages: int, order: np.ndarray | None = None) -> np.ndarray:
-    """The pages, each once, breadth first over the pairs: page p's pairs are linked[starts[p]:starts[p + 1]] (or
-    linked[order[starts[p]:starts[p + 1]]], where the pairs are sorted by order), each its target or a pair code
-    (source * pages + target)."""
-    return _breadth_first(starts, linked, np.empty(0, np.int64) if order is None else order, pages)
+def in_visit_order(starts: np.ndarray, linked: np.ndarray, pages: int, size: int, threads: int,
+                   compute: Callable[[np.ndarray], np.ndarray], out: np.ndarray) -> None:
+    """out[rows] = compute(rows) for every pair (page p's are rows starts[p]:starts[p + 1], linking linked[row]: its
+    target, or its code source * pages + target), about `size` rows a step, `threads` steps at once, the pages in
+    visit_order."""
+    order = visit_order(starts, linked, pages)
+
+    def fill(step: slice) -> None:
+        rows = rows_of(starts, order, step)
+        out[rows] = compute(rows)
+
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(fill, steps(starts, order, size)))
+
+
+def visit_order(starts: np.ndarray, linked: np.ndarray, pages: int) -> np.ndarray:
+    """The pages, each once, breadth first over the pairs: page p's pairs are linked[starts[p]:starts[p + 1]], each
+    its target or a pair code (source * pages + target)."""
+    return _breadth_first(starts, linked, pages)
 
 
 def source_starts(keys: np.ndarray, pages: int, per_source: int = 1) -> np.ndarray:
@@ -49,7 +67,7 @@ def rows_of(starts: np.ndarray, order: np.ndarray, step: slice) -> np.ndarray:
 
 
 @compiled
-def _breadth_first(starts: np.ndarray, linked: np.ndarray, order: np.ndarray, pages: int) -> np.ndarray:
+def _breadth_first(starts: np.ndarray, linked: np.ndarray, pages: int) -> np.ndarray:
     visited, seen, found, walked = np.empty(pages, np.int64), np.zeros(pages, np.bool_), 0, 0
     for root in range(pages):
         if seen[root]:
@@ -58,7 +76,7 @@ def _breadth_first(starts: np.ndarray, linked: np.ndarray, order: np.ndarray, pa
         while walked < found:
             page, walked = visited[walked], walked + 1
             for at in range(starts[page], starts[page + 1]):
-                other = linked[order[at] if len(order) else at] % pages
+                other = linked[at] % pages
                 if not seen[other]:
                     seen[other], visited[found], found = True, other, found + 1
     return visited
