@@ -201,7 +201,7 @@ class Keywords:
         pairs = _PairCounts(-(-len(texts) // COLLOCATION_PAGES) if isinstance(texts, Sequence) else 1)
         blocks = ([part for page in block for part in page] for block in _blocks(pages, self.BLOCK_CHARACTERS))
 
-        def count(tokens: Tokens) -> None:
+        def count_block(tokens: Tokens) -> None:
             nonlocal pages_holding
             block = len(tokens.counts) // parts  # pages
             if self._tokens is not None:
@@ -218,7 +218,7 @@ class Keywords:
         with ThreadPoolExecutor(1) as after:  # a block counted, in order, while the next ones are identified
             waiting: deque[Future[None]] = deque()
             for tokens in self.vocabulary.tokenize_all(blocks, THREADS):
-                waiting.append(after.submit(count, tokens))
+                waiting.append(after.submit(count_block, tokens))
                 if len(waiting) > THREADS:  # no more blocks' tokens held than that
                     waiting.popleft().result()
             for counted in waiting:

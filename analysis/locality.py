@@ -38,12 +38,6 @@ def in_visit_order(starts: np.ndarray, linked: np.ndarray, pages: int, size: int
         list(pool.map(fill, steps(starts, order, size)))
 
 
-def visit_order(starts: np.ndarray, linked: np.ndarray, pages: int) -> np.ndarray:
-    """The pages, each once, breadth first over the pairs: page p's pairs are linked[starts[p]:starts[p + 1]], each
-    its target or a pair code (source * pages + target)."""
-    return _breadth_first(starts, linked, pages)
-
-
 def source_starts(keys: np.ndarray, pages: int, per_source: int = 1) -> np.ndarray:
     """Where each page's pairs start among pairs sorted by source, keys their sources (or their codes, source *
     pages + target, with per_source = pages); a ValueError if they are not so sorted (the orders here would leave
@@ -67,7 +61,9 @@ def rows_of(starts: np.ndarray, order: np.ndarray, step: slice) -> np.ndarray:
 
 
 @compiled
-def _breadth_first(starts: np.ndarray, linked: np.ndarray, pages: int) -> np.ndarray:
+def visit_order(starts: np.ndarray, linked: np.ndarray, pages: int) -> np.ndarray:
+    """The pages, each once, breadth first over the pairs: page p's pairs are linked[starts[p]:starts[p + 1]], each
+    its target or a pair code (source * pages + target)."""
     visited, seen, found, walked = np.empty(pages, np.int64), np.zeros(pages, np.bool_), 0, 0
     for root in range(pages):
         if seen[root]:
