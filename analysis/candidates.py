@@ -108,7 +108,7 @@ def with_peer_links(pairs: np.ndarray, links: np.ndarray, neighbours: np.ndarray
     """The pairs (sorted codes) and those whose target at least `least` of their source's PEERS link, merged, sorted, and
     how many peers link each one's target. links: the content links as sorted codes; neighbours: pages' neighbours by
     meaning (row i: page i's; itself and missing (-1) entries are passed over)."""
-    starts = np.searchsorted(links, np.arange(pages + 1, dtype=np.int64) * pages)
+    starts = source_starts(links, pages, pages)
     gathered = _gathered(neighbours, starts)  # links of each source's peers, repeats counted
     room = len(pairs) + int((gathered // least).sum())  # a pair that peers add takes `least` of their links at least
     merged, counts = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.uint8)  # pages never written take no memory
