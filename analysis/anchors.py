@@ -606,7 +606,7 @@ class AnchorFinder:
         first, last, pair, strength, title_only, ending = strong_windows(
             matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
             matches.whole_title, matches.words, phrases.valid, phrases.content_before, phrases.article,
-            phrases.own_title_before, phrases.previous_same, phrases.versioned_before, best_only)
+            phrases.when_before, phrases.own_title_before, phrases.previous_same, phrases.versioned_before, best_only)
         keep = np.ones(len(first), dtype=bool)
         for window in np.flatnonzero(title_only).tolist():  # few: the title itself, word for word, or nothing
             target, text = targets[pair[window]], texts[pages[pair[window]]]

@@ -200,8 +200,8 @@ def _in_word_order(codes: np.ndarray, query_of: np.ndarray, made: int, base: int
 @compiled
 def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, seeds: np.ndarray, titled: np.ndarray,
                    partial: np.ndarray, own: np.ndarray, whole_title: np.ndarray, words: int, valid: np.ndarray,
-                   content_before: np.ndarray, article: np.ndarray, own_title_before: np.ndarray, previous_same: np.ndarray,
-                   versioned_before: np.ndarray, best_only: bool):
+                   content_before: np.ndarray, article: np.ndarray, when_before: np.ndarray,
+                   own_title_before: np.ndarray, previous_same: np.ndarray, versioned_before: np.ndarray, best_only: bool):
     """(first word, last word, pair, strength, title only, ending) of every window of MIN_WORDS..MAX_WORDS words that
     holds a seed and reaches MIN_STRENGTH, by pair, then first word, then size; with best_only, only those that may be
     their pair's strongest (choose's best), the others skipped where their upper bound says they are not.
@@ -213,7 +213,10 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
     word and for an article it starts on ("the AeroPress" weighs what "portable AeroPress" and "AeroPress brews" do),
     and is 0 for a window that holds no rare word and not every title word of a whole_title target, that holds a
     partial match, or whose words of the target are all words of its own page's title, some not the target's title
-    words, or that says nothing but its own page's title words, not all the target's. "Title only": the window holds no rare word (anchors.py keeps it only if it is the title). Ending
+    words, or that says nothing but its own page's title words, not all the target's, or whose words of the target
+    all say when (when_before counts such words before each word: "3pm GMT", "25 February", or "merged in August
+    2018" for "What is Rust 2018?", name no page; "Rust 2018" does). "Title only": the window holds no rare word
+    (anchors.py keeps it only if it is the title). Ending
     (choose's last preference, among windows equal in all else): 1 for a window that starts on an article ("the
     AeroPress"), else 2 for one that ends on a word of its target ("portable AeroPress"), 0 for the others ("AeroPress
     brews").
@@ -236,8 +239,8 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
     state[_LAST_START], state[_PAIR] = -1, -1
     surest = np.zeros(1, np.float32)  # with best_only: the strongest window of state[_PAIR] that surely counts
     while not _scan(state, surest, codes, weights, rare, seeds, titled, partial, own, whole_title, words, valid,
-                    content_before, article, own_title_before, previous_same, versioned_before, best_only, weight_before,
-                    firsts, lasts, pairs, strengths, title_only, endings):
+                    content_before, article, when_before, own_title_before, previous_same, versioned_before, best_only,
+                    weight_before, firsts, lasts, pairs, strengths, title_only, endings):
         capacity *= 2
         firsts, lasts, pairs = _grown(firsts, capacity), _grown(lasts, capacity), _grown(pairs, capacity)
         strengths, title_only, endings = _grown(strengths, capacity), _grown(title_only, capacity), _grown(endings, capacity)
@@ -252,8 +255,9 @@ WINDOWS_A_SEED = MAX_WORDS * (MAX_WORDS - MIN_WORDS + 1)  # the most windows one
 @compiled
 def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.ndarray, rare: np.ndarray,
           seeds: np.ndarray, titled: np.ndarray, partial: np.ndarray, own: np.ndarray, whole_title: np.ndarray, words: int,
-          valid: np.ndarray, content_before: np.ndarray, article: np.ndarray, own_title_before: np.ndarray,
-          previous_same: np.ndarray, versioned_before: np.ndarray, best_only: bool, weight_before: np.ndarray,
+          valid: np.ndarray, content_before: np.ndarray, article: np.ndarray, when_before: np.ndarray,
+          own_title_before: np.ndarray, previous_same: np.ndarray, versioned_before: np.ndarray, best_only: bool,
+          weight_before: np.ndarray,
           firsts: np.ndarray, lasts: np.ndarray, pairs: np.ndarray, strengths: np.ndarray, title_only: np.ndarray,
           endings: np.ndarray) -> bool:
     """strong_windows from the state on, into the arrays: True when every seed is done, False (the state kept) when
@@ -325,6 +329,8 @@ def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.
                 own_name = (all_own and not all_titled) or (only_own and hits < content)
                 named = ((holds_rare or (whole_title[pair] > 0 and title_words >= whole_title[pair]))
                          and not holds_partial and not own_name)
+                if named and when_before[last + 1] > when_before[first]:  # few windows hold a word that says when
+                    named = _says_what(codes, low, high, base, when_before)
                 strength = np.float32(np.rint(strength * np.float32(10000)) / np.float32(10000)) if named else np.float32(0)
                 if strength < least:
                     continue
@@ -338,6 +344,16 @@ def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.
                     floor = max(MIN_STRENGTH, np.float64(strength))
     state[_KEPT] = kept
     return True
+
+
+@compiled
+def _says_what(codes: np.ndarray, low: int, high: int, base: int, when_before: np.ndarray) -> bool:
+    """Whether one of the matches low..high (words codes - base) says more than when."""
+    for index in range(low, high):
+        word = codes[index] - base
+        if when_before[word + 1] == when_before[word]:
+            return True
+    return False
 
 
 @compiled

@@ -51,6 +51,12 @@ ADVERBS = frozenset("today tomorrow yesterday tonight soon later instead ago now
 SUBORDINATORS = frozenset("after although as because before if once since though unless until when whenever where whereas "
                           "whether while".split())  # what a clause, subject then verb, follows: "once cargo doc finishes"
 DETERMINERS = frozenset((*ARTICLES, *"this that these those my your his her its our their".split()))
+WHEN_WORDS = frozenset((  # words that say when, not what ("may" is a stop word already)
+    "january february march april june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday "
+    "today tomorrow yesterday day week weekend month year decade am pm gmt utc est edt cst cdt pst pdt cet cest bst"
+).split())
+_NUMBER_OR_TIME = re.compile(r"\d+(?:st|nd|rd|th|am|pm)?")  # "2018", "17th", "3pm": a year, a day, a time, a count
 
 
 @lru_cache(maxsize=1)
@@ -91,6 +97,18 @@ def stem(word: str) -> str:
 
 def is_stop_word(word: str) -> bool:
     return word.lower() in ENGLISH_STOP_WORDS
+
+
+@lru_cache(maxsize=1)
+def _when_terms() -> frozenset[str]:
+    return frozenset(stem(word) for word in WHEN_WORDS)
+
+
+def says_only_when(term: str) -> bool:
+    """Whether a term (stemmed) is a date, a time or a number and nothing else, each part of it ("1pm-2pm", "march's"):
+    a phrase of such words ("3pm GMT", "25 February", "September of 2016") places something in time and names no page,
+    whatever title words it matches ("Rust Compiler February 2022 Steering Cycle")."""
+    return all(part in _when_terms() or _NUMBER_OR_TIME.fullmatch(part) for part in re.split(r"[-'\u2019]", term))
 
 
 def reads_as_adverb_or_past(word: str) -> bool:
@@ -212,6 +230,7 @@ class Vocabulary:
         self._spelling = _Spellings(self)
         self._packed = HashTable(np.int32)  # the packed spellings seen -> their term ids
         self._lock = threading.Lock()
+        self._only_when = np.zeros(1, dtype=bool)  # says_only_when of each term so far, then False for STOP (-1)
 
     def __len__(self) -> int:
         return len(self.terms)
@@ -221,6 +240,16 @@ class Vocabulary:
             self.ids[term] = len(self.terms)
             self.terms.append(term)
         return self.ids[term]
+
+    def only_when(self, ids: np.ndarray) -> np.ndarray:
+        """Per term id (STOP: False), whether the term says only when (says_only_when); each term tested once."""
+        with self._lock:
+            tested = len(self._only_when) - 1
+            if tested < len(self.terms):
+                new = np.fromiter(map(says_only_when, self.terms[tested:]), dtype=bool)
+                self._only_when = np.concatenate([self._only_when[:-1], new, [False]])
+            flags = self._only_when
+        return flags[ids]
 
     def tokenize(self, texts: list[str]) -> Tokens:
         """The words of the texts with their offsets and term ids."""

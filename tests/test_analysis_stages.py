@@ -1395,7 +1395,9 @@ def test_the_best_alone_is_the_best_of_every_window_whichever_windows_anchors_py
         seeds = np.array(rare) | np.array(titled) & (rng.random(count) < 0.5)  # a title word of a whole_title target
         arguments = (np.array(codes), np.array(weights, dtype=np.float32), np.array(rare), seeds, np.array(titled),
                      np.zeros(count, dtype=bool), own[np.array(codes) % words], rng.integers(1, 3, pairs) * (rng.random(pairs) < 0.5),
-                     words, valid, np.concatenate([[0], np.cumsum(~stop)]), article, np.concatenate([[0], np.cumsum(own)]),
+                     words, valid, np.concatenate([[0], np.cumsum(~stop)]), article,
+                     np.concatenate([[0], np.cumsum(rng.random(words) < 0.2)]),  # words that say when
+                     np.concatenate([[0], np.cumsum(own)]),
                      previous_same, versioned_before)
         every, best_only = strong_windows(*arguments, False), strong_windows(*arguments, True)
         for drop in (False, True):
@@ -1548,7 +1550,7 @@ def test_the_window_scan_resumes_where_it_stopped_to_grow_its_arrays(site: Site)
     matches = finder._matches(phrases, np.zeros(copies, dtype=np.int64), np.full(copies, target), finder.target_terms(np.array([target])))
     first, last, pair, strength, *_ = strong_windows(
         matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
-        matches.whole_title, matches.words, phrases.valid, phrases.content_before, phrases.article,
+        matches.whole_title, matches.words, phrases.valid, phrases.content_before, phrases.article, phrases.when_before,
         phrases.own_title_before, phrases.previous_same, phrases.versioned_before, False)
     assert len(first) > 2 * WINDOWS_AT_FIRST  # grown twice at least
     per_copy = np.bincount(pair, minlength=copies)
@@ -1573,8 +1575,8 @@ def test_a_search_for_the_best_strength_alone_skips_windows_and_finds_the_same_b
     def windows(best_only: bool) -> tuple[np.ndarray, ...]:
         return strong_windows(matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial,
                               matches.own, matches.whole_title, matches.words, phrases.valid, phrases.content_before,
-                              phrases.article, phrases.own_title_before, phrases.previous_same, phrases.versioned_before,
-                              best_only)
+                              phrases.article, phrases.when_before, phrases.own_title_before, phrases.previous_same,
+                              phrases.versioned_before, best_only)
 
     every, best_only = windows(False), windows(True)
     counted = every[5] != 1
@@ -2566,6 +2568,28 @@ def test_a_quantity_names_no_page_unless_its_title_writes_the_number(site: Site)
     ])
     page = {path: corpus.urls.index(url(path)) for path in ("/ratios/", "/espresso/", "/edition/", "/release/")}
     assert finder.anchors(page["/espresso/"], page["/ratios/"]) == [Anchor("Understanding Ratios", "title", 0.0)]
+    assert finder.anchors(page["/release/"], page["/edition/"])[0].text == "Rust 2018"
+
+
+def test_a_phrase_that_only_says_when_names_no_page(site: Site) -> None:
+    """A meeting's post is about its date and hour ("25 February", "3pm GMT" are among its heaviest words) and an
+    edition's about its year, but another page's "25 February at 3pm GMT" or "merged in August 2018" places its own
+    news in time: the anchor is a phrase of the source that says what ("steering cycle"), else the target's title. A
+    year beside a word of the target's name still names it ("Rust 2018"), and a dotted number is a release's name."""
+    corpus, finder = filler_site(site, "Rust deploys, queues and workers", [  # "Rust" on every page: no name alone
+        ("/cycle/", "February Steering Cycle", "The steering cycle starts on 25 February at 3pm GMT. We meet on 25 "
+                                               "February at 3pm GMT. Planning runs at 3pm GMT."),
+        ("/notes/", "Notes", "We will talk on 25 February at 3pm GMT. The steering cycle follows."),
+        ("/hours/", "Hours", "Office hours are on 25 February at 3pm GMT for everyone."),
+        ("/edition/", "What is Rust 2018?", "The edition brings modules and lifetimes in 2018 to everyone."),
+        ("/merged/", "Merged", "The modules work was merged in August 2018 for everyone."),
+        ("/release/", "Release", "Rust 2018 shipped modules for everyone in August 2018."),
+    ])
+    page = {path: corpus.urls.index(url(path))
+            for path in ("/cycle/", "/notes/", "/hours/", "/edition/", "/merged/", "/release/")}
+    assert finder.anchors(page["/notes/"], page["/cycle/"])[0].text == "steering cycle"
+    assert finder.anchors(page["/hours/"], page["/cycle/"]) == [Anchor("February Steering Cycle", "title", 0.0)]
+    assert finder.anchors(page["/merged/"], page["/edition/"]) == [Anchor("What is Rust 2018?", "title", 0.0)]
     assert finder.anchors(page["/release/"], page["/edition/"])[0].text == "Rust 2018"
 
 
