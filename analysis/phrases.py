@@ -1,8 +1,9 @@
 """The word windows of source pages that may become anchors, whatever the target (anchors.py scores them).
 
 A window is 2-6 words inside one sentence, joined only by spaces (or - . /), with no stop word at
-either end, not splitting what a reader sees as one word ("1.32.0", "crates.io") or one name
-("src/main.rs", "HTTP/2", "GROUP BY"), and holding two such words at least ("Rust 1.32.0", not "1.32.0"
+either end and no verb such as "had", "can" or "will" (words.CLAUSE_VERBS: "Compiler team had a planning meeting" is
+a clause; "planning meeting" names the page), not splitting what a reader sees as one word ("1.32.0", "crates.io")
+or one name ("src/main.rs", "HTTP/2", "GROUP BY"), and holding two such words at least ("Rust 1.32.0", not "1.32.0"
 alone: the issue's 2-6 words; words.Tokens), outside the
 page's existing links, its code blocks (no link goes inside code) and the site's template lines
 (the same line on three pages or more), outside its headings (a link belongs in the prose, not in
@@ -74,7 +75,7 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
     content_before = np.concatenate([[0], np.cumsum(~stop)])
     valid = _valid_windows(stop, tokens.joined, dotted, tokens.slashed | tokens.capitals, tokens.article,
-                           tokens.phrase_end, blocked)
+                           tokens.phrase_end, blocked | tokens.clause_verb)
     places, pairs = tokens.neighbours()
     collocated = np.zeros(len(ids), dtype=bool)
     collocated[places[among(pairs, keywords.collocations)]] = True

@@ -47,8 +47,8 @@ from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyC
 from analysis.scope import Scope, ScopeError
 from analysis.vague import is_vague, vague_links
 from analysis.score import Suggestion, _firsts, rank
-from analysis.words import (ARTICLES, PHRASE_BREAKS, PHRASE_JOINERS, WORD, TokenFile, Tokens, Vocabulary, is_stop_word,
-                            run_hashes, stem, terms, word_counts)
+from analysis.words import (ARTICLES, CLAUSE_VERBS, PHRASE_BREAKS, PHRASE_JOINERS, WORD, TokenFile, Tokens, Vocabulary,
+                            is_stop_word, run_hashes, stem, terms, word_counts)
 from conftest import ROOT
 from linkspider.db import open_database
 from linkspider.sentences import sentence_at, sentence_spans
@@ -1272,7 +1272,8 @@ def assert_text_anchor(corpus: Corpus, source: int, anchor: Anchor) -> None:
     if is_stop_word(words[0]):  # an article, before a word that is none, at the start of a phrase that ends there
         assert spelled(words[0], ARTICLES) and not is_stop_word(words[1]), anchor
         after = re.match(rf"([{re.escape(PHRASE_JOINERS)}])({WORD.pattern})", text[anchor.offset + len(anchor.text):])
-        assert after is None or spelled(after[2], PHRASE_BREAKS), (anchor, after)
+        assert after is None or breaks_a_phrase(after[2]), (anchor, after)
+    assert not any(spelled(word.replace("\u2019", "'"), CLAUSE_VERBS) for word in words), anchor  # a clause
     start, end = sentence_at(text, anchor.offset, sentence_spans(text))  # from all spans: not the line-local scan anchors use
     assert anchor.context == text[start:end] and anchor.text in anchor.context
     assert anchor.offset + len(anchor.text) <= end
@@ -2324,6 +2325,10 @@ def spelled(word: str, among: tuple[str, ...] | list[str]) -> bool:
     return any(word in (known, known.capitalize(), known.upper()) for known in among)
 
 
+def breaks_a_phrase(word: str) -> bool:
+    return spelled(word.replace("\u2019", "'"), [*PHRASE_BREAKS, *CLAUSE_VERBS])
+
+
 def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -> None:
     """tokenize classifies code points in a compiled loop instead of running the regex for the spans: the same words
     anywhere."""
@@ -2331,7 +2336,8 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
     alphabet = list("absS Z09_'\u2019--../ ,!?:\n\t") + ["\u00e9", "\u00df", "\u4e2d", "\u0663", "\U0001f600", "\u00a0", "\u2013"]
     texts = ["", "don't well-known a--b x'-y 'quoted' -dash- Rust 1.51 CI/CD", "\u00e9t\u00e9-\u00e0 na\u00efve\u2019s",
              "Rust's team\u2019S it's s'-s x's-y", "by GROUP BY ORDER_1 Z-9 EC2 Ab A SS caf\u00c9 \u00c9T\u00c9 S3",
-             "The AeroPress, a kettle With an AN the-end THE tHe thee In the blade mill of"]
+             "The AeroPress, a kettle With an AN the-end THE tHe thee In the blade mill of",
+             "It isn\u2019t WAS Had a meeting; it didn't, Has it"]
     texts += ["".join(rng.choice(alphabet, int(rng.integers(0, 60)))) for _ in range(300)]
     vocabulary = Vocabulary()
     tokens = vocabulary.tokenize(texts)
@@ -2358,8 +2364,10 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
         words = [text[start:end] for start, end in spans]
         assert tokens.article[at:at + count].tolist() == [spelled(word, ARTICLES) for word in words]
         assert tokens.phrase_end[at:at + count].tolist() == [
-            not ((gap in PHRASE_JOINERS and len(gap) == 1) or ratio) or spelled(word, PHRASE_BREAKS)
+            not ((gap in PHRASE_JOINERS and len(gap) == 1) or ratio) or breaks_a_phrase(word)
             for gap, ratio, word in zip(gaps, ratios, words[1:])] + [True] * bool(count)
+        assert tokens.clause_verb[at:at + count].tolist() == [spelled(word.replace("\u2019", "'"), CLAUSE_VERBS)
+                                                            for word in words]
         at += count
     stored = TokenFile()  # every field, flags included, comes back as written, in any order of texts
     stored.write(tokens, np.arange(len(texts)))
@@ -2591,6 +2599,25 @@ def test_a_phrase_that_only_says_when_names_no_page(site: Site) -> None:
     assert finder.anchors(page["/hours/"], page["/cycle/"]) == [Anchor("February Steering Cycle", "title", 0.0)]
     assert finder.anchors(page["/merged/"], page["/edition/"]) == [Anchor("What is Rust 2018?", "title", 0.0)]
     assert finder.anchors(page["/release/"], page["/edition/"])[0].text == "Rust 2018"
+
+
+def test_a_window_that_holds_a_verb_such_as_had_or_can_is_a_clause_not_an_anchor(site: Site) -> None:
+    """"the compiler team had a planning meeting" says what happened; "planning meeting" names the page. And "kettle
+    you can pour" is no name of a kettle's page, nor "Brennan did" of Brennan's; but "is" may stand in a name: "how
+    coffee is processed"."""
+    corpus, finder = filler_site(site, "deploys, queues and workers", [
+        ("/cycle/", "Compiler Planning Meeting", "The compiler team planning meeting sets the cycle."),
+        ("/notes/", "Notes", "On Friday the compiler team had a planning meeting about the cycle."),
+        ("/kettle/", "Gooseneck Kettle Pouring", "A gooseneck kettle pours slowly."),
+        ("/pour/", "Pouring", "Any kettle you can pour from works."),
+        ("/processing/", "How Coffee Is Processed", "Washed, natural and honey processing of coffee cherries."),
+        ("/buying/", "Buying", "Learn how coffee is processed before you buy."),
+    ])
+    page = {path: corpus.urls.index(url(path)) for path in ("/cycle/", "/notes/", "/kettle/", "/pour/", "/processing/",
+                                                           "/buying/")}
+    assert finder.anchors(page["/notes/"], page["/cycle/"])[0].text == "planning meeting"
+    assert not any("can" in anchor.text.split() for anchor in finder.anchors(page["/pour/"], page["/kettle/"]))
+    assert finder.anchors(page["/buying/"], page["/processing/"])[0].text == "how coffee is processed"  # its name
 
 
 def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() -> None:
