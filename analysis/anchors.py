@@ -582,7 +582,8 @@ class AnchorFinder:
         found.anchorable[pair] = True  # best_only skips a window only where a stronger one of its pair is kept
         slots = 0 if best_only else ALTERNATIVES
         choose(pair, strength, first, last, ending, phrases.starts, phrases.ends, phrases.dotted_before, phrases.collocated,
-               SHORTER_ANCHOR, found.best, found.starts[:, :slots], found.ends[:, :slots], found.strengths[:, :slots])
+               phrases.clause_before, SHORTER_ANCHOR, found.best, found.starts[:, :slots], found.ends[:, :slots],
+               found.strengths[:, :slots])
         (named, names), (headed, headings) = (self.said_names.held(phrases, pages, targets),
                                               self.headings.held(phrases, pages, targets))
         pairs, asked = np.concatenate([named, headed]), np.concatenate([names, headings + len(self.said_names.texts)])
@@ -596,7 +597,7 @@ class AnchorFinder:
         first, last, pair, strength, ending = self._windows(phrases, texts, pages, targets, matches, False)
         part = found[rows]
         choose(pair, strength, first, last, ending, phrases.starts, phrases.ends, phrases.dotted_before, phrases.collocated,
-               SHORTER_ANCHOR, part.best, part.starts, part.ends, part.strengths)
+               phrases.clause_before, SHORTER_ANCHOR, part.best, part.starts, part.ends, part.strengths)
         found[rows] = part
 
     def _windows(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray, matches: Matches,

@@ -1,17 +1,19 @@
 """The word windows of source pages that may become anchors, whatever the target (anchors.py scores them).
 
 A window is 2-6 words inside one sentence, joined only by spaces (or - . /), with no stop word at
-either end and no verb such as "had", "can" or "will" (words.CLAUSE_VERBS: "Compiler team had a planning meeting" is
-a clause; "planning meeting" names the page), not splitting what a reader sees as one word ("1.32.0", "crates.io")
-or one name ("src/main.rs", "HTTP/2", "GROUP BY"), and holding two such words at least ("Rust 1.32.0", not "1.32.0"
+either end, not splitting what a reader sees as one word ("1.32.0", "crates.io") or one name
+("src/main.rs", "HTTP/2", "GROUP BY"), and holding two such words at least ("Rust 1.32.0", not "1.32.0"
 alone: the issue's 2-6 words; words.Tokens), outside the
 page's existing links, its code blocks (no link goes inside code) and the site's template lines
 (the same line on three pages or more), outside its headings (a link belongs in the prose, not in
 the page's outline; a heading that writes out another page's name still counts as its name said:
 anchors.names_said), outside a web address written out in the text ("brew/water" in
 "https://example.com/brew/water/" is part of the address, not a phrase), and outside a sentence that only repeats
-the page's own title. A window that cuts one of the site's collocations at an end ("survey working" of "survey
-working group") is still a window, whose strength counts, but a whole phrase is shown before it (windows.choose).
+the page's own title. A window that holds a word that makes it a clause, such as "had", "can", "we" or "is"
+(words.CLAUSE_WORDS: "Compiler team had a planning meeting", "iOS software is weird"; but "how coffee is processed")
+is evidence that the source speaks of the target, whose strength counts, but no name to show: "planning meeting" is
+shown, else the title (windows.choose). Nor is a window that cuts one of the site's collocations at an end ("survey
+working" of "survey working group") shown before a whole phrase (windows.choose).
 Several pages are laid end to end as one set of arrays, so the anchor search works on many sources per numpy call; no
 window crosses from one page into the next.
 """
@@ -52,6 +54,7 @@ class Phrases:
     own_title: np.ndarray  # per word: a content word of its own page's title (_own_title_words)
     own_title_before: np.ndarray  # such words before each word
     dotted_before: np.ndarray  # words before each word joined to their next by a dot ("1.32.0": 2 before "0")
+    clause_before: np.ndarray  # words before each word that make a window a clause (words.Tokens.clause_word)
     collocated: np.ndarray  # per word: it and the next are a pair the site writes as one phrase (Keywords.collocations)
     version_first: np.ndarray  # the first word of each version number the pages write ("1.45.2": words 1, 45 and 2)
     version_last: np.ndarray  # its last word
@@ -75,7 +78,7 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
     content_before = np.concatenate([[0], np.cumsum(~stop)])
     valid = _valid_windows(stop, tokens.joined, dotted, tokens.slashed | tokens.capitals, tokens.article,
-                           tokens.phrase_end, blocked | tokens.clause_verb)
+                           tokens.phrase_end, blocked)
     places, pairs = tokens.neighbours()
     collocated = np.zeros(len(ids), dtype=bool)
     collocated[places[among(pairs, keywords.collocations)]] = True
@@ -97,7 +100,8 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     return Phrases(ids, tokens.starts, tokens.ends - 2 * tokens.possessive, order, runs, run_keys, valid,
                    content_before, tokens.article, np.concatenate([[0], np.cumsum(_only_when(keywords, ids, dotted))]),
                    own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before,
-                   collocated, version_first, version_last, versions, versioned_before, previous_same, terms)
+                   np.concatenate([[0], np.cumsum(tokens.clause_word)]), collocated, version_first, version_last,
+                   versions, versioned_before, previous_same, terms)
 
 
 @compiled

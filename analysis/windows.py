@@ -201,7 +201,8 @@ def _in_word_order(codes: np.ndarray, query_of: np.ndarray, made: int, base: int
 def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, seeds: np.ndarray, titled: np.ndarray,
                    partial: np.ndarray, own: np.ndarray, whole_title: np.ndarray, words: int, valid: np.ndarray,
                    content_before: np.ndarray, article: np.ndarray, when_before: np.ndarray,
-                   own_title_before: np.ndarray, previous_same: np.ndarray, versioned_before: np.ndarray, best_only: bool):
+                   own_title_before: np.ndarray, previous_same: np.ndarray, versioned_before: np.ndarray,
+                   best_only: bool):
     """(first word, last word, pair, strength, title only, ending) of every window of MIN_WORDS..MAX_WORDS words that
     holds a seed and reaches MIN_STRENGTH, by pair, then first word, then size; with best_only, only those that may be
     their pair's strongest (choose's best), the others skipped where their upper bound says they are not.
@@ -380,8 +381,9 @@ def spoken_words(first: int, last: int, dotted_before: np.ndarray) -> int:
 
 @compiled
 def choose(pair: np.ndarray, strength: np.ndarray, first: np.ndarray, last: np.ndarray, ending: np.ndarray,
-           word_starts: np.ndarray, word_ends: np.ndarray, dotted_before: np.ndarray, collocated: np.ndarray, shorter: float,
-           best: np.ndarray, chosen_starts: np.ndarray, chosen_ends: np.ndarray, chosen_strengths: np.ndarray) -> None:
+           word_starts: np.ndarray, word_ends: np.ndarray, dotted_before: np.ndarray, collocated: np.ndarray,
+           clause_before: np.ndarray, shorter: float, best: np.ndarray, chosen_starts: np.ndarray,
+           chosen_ends: np.ndarray, chosen_strengths: np.ndarray) -> None:
     """Fill each pair's strongest strength (best) and its most preferred windows that do not overlap, one a column of
     chosen_* (their character spans, from word first to word last: word_starts, word_ends; the earliest first among
     equals), greedily. The windows come by pair (strong_windows' order); a window's preference is its strength less
@@ -389,9 +391,10 @@ def choose(pair: np.ndarray, strength: np.ndarray, first: np.ndarray, last: np.n
     collocations (cuts_a_collocation) goes before any that does: "survey working group", not "survey working"; among
     equals, by ending (strong_windows: "portable AeroPress", then "the AeroPress", then "AeroPress brews"). The best
     strength counts every window but those that start on an article: the source names the target whether or not a
-    phrase runs on, and "the advisory" says no more of it than "security issue in the advisory" does. Each window's words are
-    read here, not by numpy passes over them all (~21 ns a window: 1.8 CPU-s at 100,000 synthetic pages). With no
-    columns (chosen_* of none), the best alone."""
+    phrase runs on, and "the advisory" says no more of it than "security issue in the advisory" does. A window that
+    holds a word of a clause (clause_before counts them before each word: "Compiler team had a planning meeting")
+    counts in the best strength but is never chosen. Each window's words are read here, not by numpy passes over them
+    all (~21 ns a window: 1.8 CPU-s at 100,000 synthetic pages). With no columns (chosen_* of none), the best alone."""
     count, slots = len(pair), chosen_starts.shape[1]
     run = 0
     while run < count:
@@ -411,7 +414,9 @@ def choose(pair: np.ndarray, strength: np.ndarray, first: np.ndarray, last: np.n
             preference[at - run] = np.float64(strength[at]) - np.float64(step) * np.float64(spoken)
             whole[at - run] = not cuts_a_collocation(first[at], last[at], collocated)
             starts[at - run], ends[at - run] = word_starts[first[at]], word_ends[last[at]]
-        left = np.ones(end - run, np.bool_)
+        left = np.empty(end - run, np.bool_)
+        for at in range(run, end):
+            left[at - run] = clause_before[last[at] + 1] == clause_before[first[at]]  # a clause is shown nowhere
         for slot in range(slots):
             top = -1
             for at in range(end - run):

@@ -42,17 +42,17 @@ _FNV_OFFSET, _FNV_PRIME = np.uint64(0xCBF29CE484222325), np.uint64(0x100000001B3
 
 ARTICLES = ("a", "an", "the")  # may start an anchor: "with the AeroPress in the morning" (phrases._valid_windows)
 PHRASE_BREAKS = (  # words no noun phrase runs on through: "a kettle with", "the Chemex and", not "a blade mill"
-    "about above across after against along among and are around as at because before behind below beside between "
-    "beyond but by down during for from if in into is nor of off on onto or out over since so than that through to "
-    "toward towards under until up upon via was were when where whether which while who whom whose with within without"
-).split()
-CLAUSE_VERBS = (  # phrase breaks too; a window that holds one is a clause, not a name: "Compiler team had a meeting",
-    # "kettle you can pour", "Brennan did", "treatment and be read" ("is", "was" are not: "how coffee is processed"
-    # names its page)
+    "about above across after against along among and around as at because before behind below beside between beyond "
+    "but by down during for from if in into nor of off on onto or out over since so than that through to toward "
+    "towards under until up upon via when where whether which while who whom whose with within without").split()
+CLAUSE_WORDS = (  # phrase breaks too; a window that holds one is a clause, not a name: "Compiler team had a meeting",
+    # "kettle you can pour", "Brennan did", "treatment and be read", "library we use" ("I" is also a numeral: "Part I")
     "am be been being has have had will would shall should can could may might must do does did hasn't haven't hadn't "
     "won't wouldn't shouldn't can't couldn't mustn't don't doesn't didn't i'm i've i'll i'd we're we've we'll we'd "
-    "you're you've you'll you'd they're they've they'll they'd he's she's it's that's there's let's").split()
-ARTICLE, PHRASE_BREAK, CLAUSE_VERB = 1, 2, 3  # _function_words' values
+    "you're you've you'll you'd they're they've they'll they'd he's she's it's that's there's let's we you they he she"
+).split()
+COPULAS = ("is", "are", "was", "were")  # clause words too, but before a participle in "-ed": "how coffee is processed"
+ARTICLE, PHRASE_BREAK, CLAUSE_WORD, COPULA = 1, 2, 3, 4  # _function_words' values
 ADVERBS = frozenset("today tomorrow yesterday tonight soon later instead ago nowadays upfront anymore".split())
 SUBORDINATORS = frozenset("after although as because before if once since though unless until when whenever where whereas "
                           "whether while".split())  # what a clause, subject then verb, follows: "once cargo doc finishes"
@@ -67,12 +67,12 @@ _NUMBER_OR_TIME = re.compile(r"\d+(?:st|nd|rd|th|am|pm)?")  # "2018", "17th", "3
 
 @lru_cache(maxsize=1)
 def _function_words() -> HashTable:
-    """The packed spellings (_pack's rows) of ARTICLES, PHRASE_BREAKS and CLAUSE_VERBS (with a straight or a curly
-    apostrophe), lower-case, capitalised and in capitals, to ARTICLE, PHRASE_BREAK or CLAUSE_VERB: one probe a word,
-    where np.isin sorted every word of the texts (2.5 s more of the keyword fit at 100,000 synthetic pages;
-    BENCHMARKS.md, "Quality")."""
-    kinds = {spelling: kind for words, kind in ((PHRASE_BREAKS, PHRASE_BREAK), (CLAUSE_VERBS, CLAUSE_VERB),
-                                                (ARTICLES, ARTICLE))
+    """The packed spellings (_pack's rows) of ARTICLES, PHRASE_BREAKS, CLAUSE_WORDS and COPULAS (with a straight or a
+    curly apostrophe), lower-case, capitalised and in capitals, to their kinds (ARTICLE ...): one probe a word, where
+    np.isin sorted every word of the texts (2.5 s more of the keyword fit at 100,000 synthetic pages; BENCHMARKS.md,
+    "Quality")."""
+    kinds = {spelling: kind for words, kind in ((PHRASE_BREAKS, PHRASE_BREAK), (CLAUSE_WORDS, CLAUSE_WORD),
+                                                (COPULAS, COPULA), (ARTICLES, ARTICLE))
              for word in words for curled in {word, word.replace("'", "\u2019")}
              for spelling in (curled, curled.capitalize(), curled.upper())}
     spellings = list(kinds)
@@ -154,7 +154,7 @@ class Tokens:
     possessive: np.ndarray  # bool: the word ends in 's ("Rust's", "team's"): an anchor that ends on it ends before that
     article: np.ndarray  # bool: the word is an article (ARTICLES), which may start an anchor
     phrase_end: np.ndarray  # bool: no noun phrase runs on past the word: a break or a word of PHRASE_BREAKS comes next
-    clause_verb: np.ndarray  # bool: the word is one of CLAUSE_VERBS, which no anchor holds
+    clause_word: np.ndarray  # bool: one of CLAUSE_WORDS, or of COPULAS not before a participle ("-ed"): in no anchor
     counts: np.ndarray  # words per text
 
     def select(self, texts: np.ndarray | list[int]) -> Tokens:
@@ -164,7 +164,7 @@ class Tokens:
         words = np.arange(counts.sum()) + np.repeat(first - (np.cumsum(counts) - counts), counts)
         return Tokens(self.ids[words], self.starts[words], self.ends[words], self.joined[words], self.dotted[words],
                       self.slashed[words], self.capitals[words], self.possessive[words], self.article[words],
-                      self.phrase_end[words], self.clause_verb[words], counts)
+                      self.phrase_end[words], self.clause_word[words], counts)
 
     def neighbours(self) -> tuple[np.ndarray, np.ndarray]:
         """(places, keys) of each content word followed in the same phrase by another content word (a space or a hyphen
@@ -182,7 +182,7 @@ class TokenFile:
     at 13 bytes a word on disk, none in memory (5.9 GB at 1,000,000 synthetic pages; BENCHMARKS.md, "Analysis")."""
 
     RECORD = np.dtype([("id", "<i4"), ("start", "<i4"), ("end", "<i4"), ("flags", "u1")])  # flags: FLAGS' bits in turn
-    FLAGS = ("joined", "dotted", "slashed", "capitals", "possessive", "article", "phrase_end", "clause_verb")
+    FLAGS = ("joined", "dotted", "slashed", "capitals", "possessive", "article", "phrase_end", "clause_word")
 
     def __init__(self) -> None:
         self._file = tempfile.TemporaryFile(buffering=0)  # unbuffered: what is written is there for os.pread
@@ -308,13 +308,15 @@ class Vocabulary:
         possessive = (ends - starts > 2) & _among(codes[ends - 2], "'\u2019") & ((codes[ends - 1] | 0x20) == ord("s"))
         keys = _pack(codes, starts, ends)
         kind = _function_words().get(keys)[0]
-        article, breaks, clause_verb = kind == ARTICLE, kind >= PHRASE_BREAK, kind == CLAUSE_VERB
+        article, breaks = kind == ARTICLE, kind >= PHRASE_BREAK
+        participle = np.append(joined & _ends_in_ed(codes, ends[1:]), False)  # the next word: "is processed"
+        clause_word = (kind == CLAUSE_WORD) | (kind == COPULA) & ~participle
         ids, unknown = self._known(keys, np.arange(len(keys)))
         tokens = Tokens(ids=ids, starts=(starts - text_starts[text_of]).astype(np.int32),
                         ends=(ends - text_starts[text_of]).astype(np.int32), joined=np.append(joined, False),
                         dotted=np.append(dotted, False), slashed=np.append(slashed, False),
                         capitals=np.append(capitals, False), possessive=possessive, article=article,
-                        phrase_end=~np.append(joined, False) | np.append(breaks[1:], True), clause_verb=clause_verb,
+                        phrase_end=~np.append(joined, False) | np.append(breaks[1:], True), clause_word=clause_word,
                         counts=np.bincount(text_of, minlength=len(texts)))
         return Split(tokens, text, starts, ends, keys, unknown)
 
@@ -408,6 +410,11 @@ def _in_capitals(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.
 
 def _is_digit(codes: np.ndarray) -> np.ndarray:
     return (codes >= ord("0")) & (codes <= ord("9"))
+
+
+def _ends_in_ed(codes: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Whether each word (ending at these offsets) ends in "ed", in any case: "processed", "STABILIZED"."""
+    return ((codes[ends - 2] | 0x20) == ord("e")) & ((codes[ends - 1] | 0x20) == ord("d"))
 
 
 def _among(codes: np.ndarray, characters: str) -> np.ndarray:

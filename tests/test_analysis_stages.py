@@ -47,8 +47,8 @@ from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyC
 from analysis.scope import Scope, ScopeError
 from analysis.vague import is_vague, vague_links
 from analysis.score import Suggestion, _firsts, rank
-from analysis.words import (ARTICLES, CLAUSE_VERBS, PHRASE_BREAKS, PHRASE_JOINERS, WORD, TokenFile, Tokens, Vocabulary,
-                            is_stop_word, run_hashes, stem, terms, word_counts)
+from analysis.words import (ARTICLES, CLAUSE_WORDS, COPULAS, PHRASE_BREAKS, PHRASE_JOINERS, WORD, TokenFile, Tokens,
+                            Vocabulary, is_stop_word, run_hashes, stem, terms, word_counts)
 from conftest import ROOT
 from linkspider.db import open_database
 from linkspider.sentences import sentence_at, sentence_spans
@@ -1273,7 +1273,8 @@ def assert_text_anchor(corpus: Corpus, source: int, anchor: Anchor) -> None:
         assert spelled(words[0], ARTICLES) and not is_stop_word(words[1]), anchor
         after = re.match(rf"([{re.escape(PHRASE_JOINERS)}])({WORD.pattern})", text[anchor.offset + len(anchor.text):])
         assert after is None or breaks_a_phrase(after[2]), (anchor, after)
-    assert not any(spelled(word.replace("\u2019", "'"), CLAUSE_VERBS) for word in words), anchor  # a clause
+    assert not any(spelled(word.replace("\u2019", "'"), CLAUSE_WORDS) for word in words), anchor  # a clause
+    assert all(words[at + 1].lower().endswith("ed") for at, word in enumerate(words) if spelled(word, COPULAS)), anchor
     start, end = sentence_at(text, anchor.offset, sentence_spans(text))  # from all spans: not the line-local scan anchors use
     assert anchor.context == text[start:end] and anchor.text in anchor.context
     assert anchor.offset + len(anchor.text) <= end
@@ -2326,7 +2327,7 @@ def spelled(word: str, among: tuple[str, ...] | list[str]) -> bool:
 
 
 def breaks_a_phrase(word: str) -> bool:
-    return spelled(word.replace("\u2019", "'"), [*PHRASE_BREAKS, *CLAUSE_VERBS])
+    return spelled(word.replace("\u2019", "'"), [*PHRASE_BREAKS, *CLAUSE_WORDS, *COPULAS])
 
 
 def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -> None:
@@ -2337,7 +2338,8 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
     texts = ["", "don't well-known a--b x'-y 'quoted' -dash- Rust 1.51 CI/CD", "\u00e9t\u00e9-\u00e0 na\u00efve\u2019s",
              "Rust's team\u2019S it's s'-s x's-y", "by GROUP BY ORDER_1 Z-9 EC2 Ab A SS caf\u00c9 \u00c9T\u00c9 S3",
              "The AeroPress, a kettle With an AN the-end THE tHe thee In the blade mill of",
-             "It isn\u2019t WAS Had a meeting; it didn't, Has it"]
+             "It isn\u2019t WAS Had a meeting; it didn't, Has it; we are here, coffee is processed, IS STABILIZED",
+             "is. ed"]
     texts += ["".join(rng.choice(alphabet, int(rng.integers(0, 60)))) for _ in range(300)]
     vocabulary = Vocabulary()
     tokens = vocabulary.tokenize(texts)
@@ -2366,8 +2368,10 @@ def test_tokenize_finds_the_words_of_the_regex_with_their_spans_in_each_text() -
         assert tokens.phrase_end[at:at + count].tolist() == [
             not ((gap in PHRASE_JOINERS and len(gap) == 1) or ratio) or breaks_a_phrase(word)
             for gap, ratio, word in zip(gaps, ratios, words[1:])] + [True] * bool(count)
-        assert tokens.clause_verb[at:at + count].tolist() == [spelled(word.replace("\u2019", "'"), CLAUSE_VERBS)
-                                                            for word in words]
+        assert tokens.clause_word[at:at + count].tolist() == [
+            spelled(word.replace("\u2019", "'"), CLAUSE_WORDS)
+            or spelled(word, COPULAS) and not (joined and after.lower().endswith("ed"))
+            for word, joined, after in zip(words, tokens.joined[at:at + count].tolist(), [*words[1:], ""])]
         at += count
     stored = TokenFile()  # every field, flags included, comes back as written, in any order of texts
     stored.write(tokens, np.arange(len(texts)))
@@ -2623,37 +2627,43 @@ def test_a_window_that_holds_a_verb_such_as_had_or_can_is_a_clause_not_an_anchor
 def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() -> None:
     """windows.choose scans each pair's windows (they come by pair, then start): it must pick what a plain sort and a
     greedy scan pick (a whole phrase before one that cuts a collocation, then by preference, then by ending), and each
-    pair's strongest strength, whole or not, of the windows that do not start on an article."""
+    pair's strongest strength, whole or not, of the windows that do not start on an article; a clause counts in that
+    strength, and is never chosen."""
     rng = np.random.default_rng(3)
     windows = []
     for pair in range(300):
         for _ in range(int(rng.integers(0, 9))):
             start = int(rng.integers(0, 60))
             windows.append((pair, start, start + int(rng.integers(1, 15)), int(rng.integers(0, 4)) / 4,  # many ties
-                            bool(rng.random() < 0.8), int(rng.integers(0, 3))))
+                            bool(rng.random() < 0.8), int(rng.integers(0, 3)), bool(rng.random() < 0.15)))
     windows.sort(key=lambda window: window[:2])  # strong_windows' order (stable: equal starts keep their order)
-    pair, starts, ends, strength, whole, ending = (np.array(column) for column in zip(*windows))
+    pair, starts, ends, strength, whole, ending, clause = (np.array(column) for column in zip(*windows))
     first = 3 * np.arange(len(pair)) + 1  # each window its own two words, the last joined to the next word if it cuts
     words = 3 * len(pair) + 1
     collocated, word_starts, word_ends = np.zeros(words, dtype=bool), np.zeros(words, dtype=np.int64), np.zeros(words, dtype=np.int64)
     collocated[first + 1], word_starts[first], word_ends[first + 1] = ~whole, starts, ends
+    clause_word = np.zeros(words, dtype=bool)
+    clause_word[first[clause]] = True  # its first word ("had" of "had a meeting"): any word of a window counts
     found = anchors.Found.empty(300)
     choose(pair, strength.astype(np.float32), first, first + 1, ending.astype(np.int8), word_starts, word_ends, np.zeros(words + 1, dtype=np.int64),
-           collocated, 0.0, found.best, found.starts, found.ends, found.strengths)  # preference: strength
+           collocated, np.concatenate([[0], np.cumsum(clause_word)]), 0.0, found.best, found.starts, found.ends,
+           found.strengths)  # preference: strength
     chosen = {owner: [(int(start), int(end), float(value)) for start, end, value in zip(*row) if start >= 0]
               for owner, row in enumerate(zip(found.starts, found.ends, found.strengths))}
     expected: dict[int, list[tuple[int, int, float]]] = {owner: [] for owner in range(300)}
     for place in sorted(range(len(windows)), key=lambda place: (windows[place][0], not windows[place][4], -windows[place][3],
                                                       -windows[place][5], place)):
-        owner, start, end, value, *_ = windows[place]
+        owner, start, end, value, *_, is_clause = windows[place]
         taken = expected[owner]
-        if len(taken) < anchors.ALTERNATIVES and all(end <= other_start or other_end <= start for other_start, other_end, _ in taken):
+        if not is_clause and len(taken) < anchors.ALTERNATIVES and all(end <= other_start or other_end <= start
+                                                                       for other_start, other_end, _ in taken):
             taken.append((start, end, value))
     assert chosen == expected
     assert found.best.tolist() == [max((window[3] for window in windows if window[0] == owner and window[5] != 1), default=0.0)
                                    for owner in range(300)]  # but for an article's windows (ending 1)
     assert sum(map(len, chosen.values())) > 300  # pairs with two or three anchors, not only one
     assert any(not window[4] and (window[1], window[2], window[3]) in chosen[window[0]] for window in windows)  # cut, when no whole one is left
+    assert any(window[6] and window[3] == found.best[window[0]] > 0 for window in windows)  # a clause the strongest
 
 
 def test_an_anchor_is_a_whole_phrase_of_the_site_not_a_piece_of_one() -> None:
