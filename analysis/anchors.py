@@ -42,7 +42,8 @@ from analysis.citations import title_numbers
 from analysis.index import THREADS, Keywords
 from analysis.load import Corpus, among, distinct, run_items
 from analysis.memory import return_freed_memory
-from analysis.phrases import MAX_WORDS, MIN_WORDS, Phrases, heading_lines, phrases_of, version_numbers, web_addresses
+from analysis.phrases import (MAX_WORDS, MIN_WORDS, Phrases, heading_lines, named_versions, phrases_of, version_numbers,
+                              web_addresses)
 from analysis.windows import choose, find_matches, names_held, other_versions, runs_held, strong_windows
 from analysis.words import (DETERMINERS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past, run_hashes, stem,
                             word_counts)
@@ -319,6 +320,12 @@ class AnchorFinder:
         self._version_ids = {number: place for place, number in enumerate(sorted(set().union(*named)))}
         self._name_versions = (np.concatenate([[0], np.cumsum([len(numbers) for numbers in named])]).astype(np.int64),
                                np.array([self._version_ids[number] for numbers in named for number in numbers], dtype=np.int64))
+        # the same, each with the word written before it: the release of that product ("Rustup 1.24.0", not "Rust")
+        qualified = [sorted(named_versions(name)) for name in self.names]
+        self._qualified_ids = {version: place for place, version in enumerate(sorted(set().union(*qualified)))}
+        self._name_qualified = (
+            np.concatenate([[0], np.cumsum([len(versions) for versions in qualified])]).astype(np.int64),
+            np.array([self._qualified_ids[version] for versions in qualified for version in versions], dtype=np.int64))
         said = page_names(corpus.written_titles)
         lowered = [name.lower() for name in said]
         words = word_counts(lowered).tolist()  # len(_words(name)) of each
@@ -615,8 +622,10 @@ class AnchorFinder:
             keep[window] = _same_words(phrase, self.names[target]) or _same_words(phrase, self.corpus.titles[target])
         if phrases.versions:  # no evidence: no name is said by a window that no anchor may be
             version_ids = np.array([self._version_id(number) for number in phrases.versions], dtype=np.int64)
+            qualified_ids = np.array([self._qualified_ids.get(version, -1)
+                                      for version in zip(phrases.version_names, phrases.versions)], dtype=np.int64)
             keep &= ~other_versions(first, last, pair, targets, phrases.version_first, phrases.version_last, version_ids,
-                                    *self._name_versions)
+                                    *self._name_versions, qualified_ids, *self._name_qualified)
         if not keep.all():  # nearly always all: four copies of ~20 windows a pair saved
             first, last, pair, strength, ending = first[keep], last[keep], pair[keep], strength[keep], ending[keep]
         return first, last, pair, strength, ending

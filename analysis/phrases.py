@@ -33,6 +33,7 @@ from linkspider.sentences import sentence_at, sentence_spans
 
 MIN_WORDS, MAX_WORDS = 2, 6
 _VERSION = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![.\d]*\w)")  # a version number: "1.45.2", not "3.18a" nor "v2.1.x"
+_NAMED_VERSION = re.compile(r"(\w+) (\d+(?:\.\d+)+)(?![.\d]*\w)")  # "Rustup 1.24.0": a word, a space, a version
 _WEB_ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 _WEB_WORDS = ("http", "https", "www")  # the words _WEB_ADDRESS starts on
 
@@ -59,6 +60,7 @@ class Phrases:
     version_first: np.ndarray  # the first word of each version number the pages write ("1.45.2": words 1, 45 and 2)
     version_last: np.ndarray  # its last word
     versions: list[str]  # what each says (version_numbers)
+    version_names: list[str]  # the word written before each, lower-case ("rust" of "Rust 1.24.0"), or ""
     versioned_before: np.ndarray  # words of version numbers before each word
     previous_same: np.ndarray  # the previous word of the same page with the same term, -1 if none
     terms: int  # vocabulary size when made
@@ -82,7 +84,7 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     places, pairs = tokens.neighbours()
     collocated = np.zeros(len(ids), dtype=bool)
     collocated[places[among(pairs, keywords.collocations)]] = True
-    version_first, version_last, versions = _version_runs(tokens, texts)
+    version_first, version_last, versions, version_names = _version_runs(tokens, texts)
     count = len(ids)
     change = np.zeros(count + 1, dtype=np.int64)  # +1 at each version number's first word, -1 after its last
     np.add.at(change, version_first, 1)
@@ -101,7 +103,7 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
                    content_before, tokens.article, np.concatenate([[0], np.cumsum(_only_when(keywords, ids, dotted))]),
                    own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before,
                    np.concatenate([[0], np.cumsum(tokens.clause_word)]), collocated, version_first, version_last,
-                   versions, versioned_before, previous_same, terms)
+                   versions, version_names, versioned_before, previous_same, terms)
 
 
 @compiled
@@ -142,9 +144,16 @@ def version_numbers(text: str) -> frozenset[str]:
     return frozenset(numbers)
 
 
-def _version_runs(tokens: Tokens, texts: list[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """(first word, last word, what it says) of each version number the texts write: a run of words joined by dots
-    (words.Tokens.dotted) that reads as one ("1.45.2", not "crates.io" nor "3.18a")."""
+def named_versions(text: str) -> frozenset[tuple[str, str]]:
+    """The version numbers a text writes a space after a word, with that word in lower case: ("rustup", "1.24") of
+    "Announcing Rustup 1.24.0" (version_numbers)."""
+    return frozenset((name.lower(), number) for name, written in _NAMED_VERSION.findall(text)
+                     for number in version_numbers(written))
+
+
+def _version_runs(tokens: Tokens, texts: list[str]) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+    """(first word, last word, what it says, the word a space before it) of each version number the texts write: a run
+    of words joined by dots (words.Tokens.dotted) that reads as one ("1.45.2", not "crates.io" nor "3.18a")."""
     dotted = tokens.dotted
     first = np.flatnonzero(dotted & ~np.concatenate([[False], dotted[:-1]]))
     last = np.flatnonzero(~dotted)
@@ -153,7 +162,13 @@ def _version_runs(tokens: Tokens, texts: list[str]) -> tuple[np.ndarray, np.ndar
     said = [version_numbers(texts[text][start:end]) for text, start, end in
             zip(text_of.tolist(), tokens.starts[first].tolist(), tokens.ends[last].tolist())]  # one number or none
     number = np.array([bool(numbers) for numbers in said], dtype=bool)
-    return first[number], last[number], [min(numbers) for numbers in said if numbers]
+    first, last, text_of = first[number], last[number], text_of[number]
+    spaced = (first > 0) & (tokens.starts[first] - tokens.ends[np.maximum(first - 1, 0)] == 1)  # never across texts
+    spaced[spaced] &= text_of[spaced] == np.searchsorted(np.cumsum(tokens.counts), first[spaced] - 1, "right")
+    names = [texts[text][start:end].lower() if space and texts[text][end] == " " else ""
+             for text, start, end, space in zip(text_of.tolist(), tokens.starts[np.maximum(first - 1, 0)].tolist(),
+                                                tokens.ends[np.maximum(first - 1, 0)].tolist(), spaced.tolist())]
+    return first, last, [min(numbers) for numbers in said if numbers], names
 
 
 def _stable_order(keys: np.ndarray) -> np.ndarray:

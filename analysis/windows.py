@@ -435,22 +435,34 @@ def choose(pair: np.ndarray, strength: np.ndarray, first: np.ndarray, last: np.n
 
 @compiled
 def other_versions(first: np.ndarray, last: np.ndarray, pair: np.ndarray, targets: np.ndarray, version_first: np.ndarray,
-                   version_last: np.ndarray, version_ids: np.ndarray, name_starts: np.ndarray, name_versions: np.ndarray
-                   ) -> np.ndarray:
+                   version_last: np.ndarray, version_ids: np.ndarray, name_starts: np.ndarray,
+                   name_versions: np.ndarray, qualified_ids: np.ndarray, qualified_starts: np.ndarray,
+                   name_qualified: np.ndarray) -> np.ndarray:
     """Whether each window (first to last word, of pair[w], whose target is targets[pair[w]]) writes a version number
     (phrases.Phrases.version_*, sorted by first word, each an id: version_ids, -1 for one no name writes) that its
     target's name does not (its ids name_versions[name_starts[t]:name_starts[t + 1]]): "Rust 1.45.1" names no page
     "Announcing Rust 1.45.2", though 1, 45 and 1 are all words of its title, and "version 3.18" no command of CMake's,
-    though many of their pages were new in one version or another (a number among a page's topic words). A window
-    holds a version number whole or not at all (phrases._valid_windows)."""
+    though many of their pages were new in one version or another (a number among a page's topic words). Or one
+    written after a word as some page's name writes it, and the target's does not (qualified_ids, -1 for none;
+    name_qualified[qualified_starts[t]:qualified_starts[t + 1]]): "Rust 1.24.0" is the release of "Announcing Rust
+    1.24", not of "Announcing Rustup 1.24.0". A window holds a version number whole or not at all
+    (phrases._valid_windows)."""
     other = np.zeros(len(first), np.bool_)
     for window in range(len(first)):
         target = targets[pair[window]]
         number = np.searchsorted(version_first, first[window])
         while number < len(version_first) and version_last[number] <= last[window] and not other[window]:
-            named = False
-            for place in range(name_starts[target], name_starts[target + 1]):
-                named |= name_versions[place] == version_ids[number]
-            other[window] = not named
+            unnamed = not _among_ids(version_ids[number], name_versions, name_starts[target], name_starts[target + 1])
+            other[window] = unnamed or (qualified_ids[number] >= 0 and not _among_ids(
+                qualified_ids[number], name_qualified, qualified_starts[target], qualified_starts[target + 1]))
             number += 1
     return other
+
+
+@compiled
+def _among_ids(wanted: int, ids: np.ndarray, start: int, end: int) -> bool:
+    """Whether ids[start:end] holds wanted."""
+    for place in range(start, end):
+        if ids[place] == wanted:
+            return True
+    return False

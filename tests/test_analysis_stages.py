@@ -2303,6 +2303,19 @@ def test_a_version_number_names_no_page_whose_name_writes_none() -> None:
     assert best[0] == best[1] > 0
 
 
+def test_a_version_number_after_a_name_is_that_names_release() -> None:
+    """"Rust 1.24.0" names "Announcing Rust 1.24", not "Announcing Rustup 1.24.0", though both titles write the number
+    (the Rust 1.24 post's "getting Rust 1.24.0 is as easy as" was rustblog's anchor for four Rustup releases)."""
+    texts = ["Rust 1.24.0 ships incremental compilation and rustfmt on stable.",
+             "Rustup 1.24.0 installs toolchains and ships a new proxy for rustfmt.",
+             "If you have rustup, getting Rust 1.24.0 with rustfmt is easy.",
+             *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(8))]
+    titles = ["Announcing Rust 1.24", "Announcing Rustup 1.24.0", "Notes", *(f"Tea page {i}" for i in range(8))]
+    finder = AnchorFinder(plain_corpus(texts, titles), Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
+    assert finder.anchors(2, 0)[0].text == "Rust 1.24.0"
+    assert finder.anchors(2, 1) == [Anchor("Announcing Rustup 1.24.0", "title", 0.0)]
+
+
 def test_a_number_that_extends_a_section_number_is_that_sections() -> None:
     """On a site that numbers its titles, "Section 8.16.6" cites a part of "8.16. Composite Types": its number is that
     page's, and the window that writes it stays evidence for it (the citation is the anchor), where a page of 8.17 has
