@@ -309,8 +309,10 @@ class Vocabulary:
         keys = _pack(codes, starts, ends)
         kind = _function_words().get(keys)[0]
         article, breaks = kind == ARTICLE, kind >= PHRASE_BREAK
-        participle = np.append(joined & _ends_in_ed(codes, ends[1:]), False)  # the next word: "is processed"
-        clause_word = (kind == CLAUSE_WORD) | (kind == COPULA) & ~participle
+        clause_word = kind == CLAUSE_WORD
+        copulas = np.flatnonzero(kind[:-1] == COPULA)  # but the last word's: it has no next word
+        clause_word[copulas] = ~(joined[copulas] & _ends_in_ed(codes, ends[copulas + 1]))  # "is processed": a name
+        clause_word[-1:] |= kind[-1:] == COPULA
         ids, unknown = self._known(keys, np.arange(len(keys)))
         tokens = Tokens(ids=ids, starts=(starts - text_starts[text_of]).astype(np.int32),
                         ends=(ends - text_starts[text_of]).astype(np.int32), joined=np.append(joined, False),
