@@ -75,10 +75,10 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     blocked = _blocked(corpus, pages, tokens, texts, _with_web_words(keywords, tokens))
     stop = ids == STOP
     dotted = tokens.dotted | tokens.slashed & (stop | np.append(stop[1:], False))  # "I/O" is one word, as "1.32.0" is
-    dotted_before = np.concatenate([[0], np.cumsum(dotted)])
+    dotted_before = _before(dotted)
     terms = len(keywords.vocabulary)
     keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
-    content_before = np.concatenate([[0], np.cumsum(~stop)])
+    content_before = _before(~stop)
     valid = _valid_windows(stop, tokens.joined, dotted, tokens.slashed | tokens.capitals, tokens.article,
                            tokens.phrase_end, blocked)
     places, pairs = tokens.neighbours()
@@ -89,7 +89,7 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     change = np.zeros(count + 1, dtype=np.int64)  # +1 at each version number's first word, -1 after its last
     np.add.at(change, version_first, 1)
     np.add.at(change, version_last + 1, -1)
-    versioned_before = np.concatenate([[0], np.cumsum(np.cumsum(change[:-1]) > 0)])
+    versioned_before = _before(np.cumsum(change[:-1]) > 0)
     order = _stable_order(keys)
     keys = keys[order]
     previous_same = np.full(count, -1, dtype=np.int64)
@@ -100,10 +100,9 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     own_title = np.empty(count, dtype=bool)
     own_title[order] = np.repeat(_own_title_words(corpus, keywords, pages, run_keys, terms), np.diff(runs))
     return Phrases(ids, tokens.starts, tokens.ends - 2 * tokens.possessive, order, runs, run_keys, valid,
-                   content_before, tokens.article, np.concatenate([[0], np.cumsum(_only_when(keywords, ids, dotted))]),
-                   own_title, np.concatenate([[0], np.cumsum(own_title)]), dotted_before,
-                   np.concatenate([[0], np.cumsum(tokens.clause_word)]), collocated, version_first, version_last,
-                   versions, version_names, versioned_before, previous_same, terms)
+                   content_before, tokens.article, _before(_only_when(keywords, ids, dotted)), own_title,
+                   _before(own_title), dotted_before, _before(tokens.clause_word), collocated, version_first,
+                   version_last, versions, version_names, versioned_before, previous_same, terms)
 
 
 @compiled
@@ -179,6 +178,12 @@ def _stable_order(keys: np.ndarray) -> np.ndarray:
     if len(keys) and int(keys.max()) >> (63 - shift):
         return np.argsort(keys, kind="stable")
     return np.sort(keys << shift | np.arange(len(keys))) & ((1 << shift) - 1)
+
+
+def _before(flags: np.ndarray) -> np.ndarray:
+    """How many of the flagged words come before each word, then in all: a window first..last holds
+    before[last + 1] - before[first] of them."""
+    return np.concatenate([[0], np.cumsum(flags)])
 
 
 def _only_when(keywords: Keywords, ids: np.ndarray, dotted: np.ndarray) -> np.ndarray:
