@@ -321,7 +321,7 @@ class AnchorFinder:
         self._name_versions = (np.concatenate([[0], np.cumsum([len(numbers) for numbers in named])]).astype(np.int64),
                                np.array([self._version_ids[number] for numbers in named for number in numbers], dtype=np.int64))
         # the same, each with the word written before it: the release of that product ("Rustup 1.24.0", not "Rust")
-        qualified = [sorted(named_versions(name)) for name in self.names]
+        qualified = [sorted(named_versions(name)) if numbers else [] for name, numbers in zip(self.names, named)]
         self._qualified_ids = {version: place for place, version in enumerate(sorted(set().union(*qualified)))}
         self._name_qualified = (
             np.concatenate([[0], np.cumsum([len(versions) for versions in qualified])]).astype(np.int64),
