@@ -162,11 +162,11 @@ def _version_runs(tokens: Tokens, texts: list[str]) -> tuple[np.ndarray, np.ndar
             zip(text_of.tolist(), tokens.starts[first].tolist(), tokens.ends[last].tolist())]  # one number or none
     number = np.array([bool(numbers) for numbers in said], dtype=bool)
     first, last, text_of = first[number], last[number], text_of[number]
-    spaced = (first > 0) & (tokens.starts[first] - tokens.ends[np.maximum(first - 1, 0)] == 1)  # never across texts
-    spaced[spaced] &= text_of[spaced] == np.searchsorted(np.cumsum(tokens.counts), first[spaced] - 1, "right")
-    names = [texts[text][start:end].lower() if space and texts[text][end] == " " else ""
-             for text, start, end, space in zip(text_of.tolist(), tokens.starts[np.maximum(first - 1, 0)].tolist(),
-                                                tokens.ends[np.maximum(first - 1, 0)].tolist(), spaced.tolist())]
+    before = np.maximum(first - 1, 0)
+    joined = (first > 0) & tokens.joined[before]  # one character apart, in the same text (words.Tokens.joined)
+    names = [texts[text][start:end].lower() if join and texts[text][end] == " " else ""
+             for text, start, end, join in zip(text_of.tolist(), tokens.starts[before].tolist(),
+                                               tokens.ends[before].tolist(), joined.tolist())]
     return first, last, [min(numbers) for numbers in said if numbers], names
 
 
