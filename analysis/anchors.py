@@ -44,6 +44,7 @@ from analysis.load import Corpus, among, distinct, run_items
 from analysis.memory import return_freed_memory
 from analysis.phrases import (MAX_WORDS, MIN_WORDS, Phrases, heading_lines, named_versions, phrases_of, version_numbers,
                               web_addresses)
+from analysis.series import Series
 from analysis.windows import choose, find_matches, names_held, other_versions, runs_held, strong_windows
 from analysis.words import (DETERMINERS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past, run_hashes, stem,
                             word_counts)
@@ -68,6 +69,7 @@ DANGLING = frozenset("a an the this that these those its our your their of for t
                      "have had will would can could do does".split())  # words that lead into the rest of a title
 _NAMING = re.compile(r"[^\W\d_]|\d\.\d")  # a letter of any script, or a dotted number ("1.34", a release; "8.16", a section)
 _TITLE_HEAD = re.compile(r" [-\u2013\u2014] ")  # between a title's head and the rest: "timeit - Measure execution time"
+_YEAR = re.compile(r"1[89]\d\d|2\d\d\d")  # a word that says when, and which year (Matches.sets_apart)
 
 
 @dataclass(frozen=True, slots=True)  # one per queued suggestion: no __dict__ each
@@ -308,6 +310,7 @@ class AnchorFinder:
         with ThreadPoolExecutor(1) as beside:  # a compiled loop, beside the rest, in Python, on the other core
             topics = beside.submit(keywords.topic_terms, TOPIC_TERMS)  # taken now: nothing past here needs the matrix
             self._name_pages(corpus, keywords)
+            self.series = Series.of(corpus.titles, corpus.published, corpus.urls, keywords.vocabulary)  # series.py
         self.topics = topics.result()
 
     def _name_pages(self, corpus: Corpus, keywords: Keywords) -> None:
@@ -380,7 +383,7 @@ class AnchorFinder:
             texts = self.corpus.texts.many(pages)
             found = Found.empty(len(rows))
             phrases = phrases_of(self.corpus, self.keywords, pages, texts)
-            matches = self._matches(phrases, where, pair_targets, names)
+            matches = self._matches(phrases, where, sources[rows], pair_targets, names)
             asked = self._search_block(phrases, texts, where, pair_targets, matches, found, select is not None)
             found.name_said, leads = self.names_said(sources[rows], *asked, dict(zip(pages, texts)))
             if self.corpus.citations:
@@ -613,8 +616,9 @@ class AnchorFinder:
         their target."""
         first, last, pair, strength, title_only, ending = strong_windows(
             matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
-            matches.whole_title, matches.words, phrases.valid, phrases.content_before, phrases.article,
-            phrases.when_before, phrases.own_title_before, phrases.previous_same, phrases.versioned_before, best_only)
+            matches.sets_apart, matches.whole_title, matches.sibling, matches.words, phrases.valid, phrases.content_before,
+            phrases.article, phrases.when_before, phrases.own_title_before, phrases.previous_same, phrases.versioned_before,
+            best_only)
         keep = np.ones(len(first), dtype=bool)
         for window in np.flatnonzero(title_only).tolist():  # few: the title itself, word for word, or nothing
             target, text = targets[pair[window]], texts[pages[pair[window]]]
@@ -643,12 +647,31 @@ class AnchorFinder:
                 return self._version_ids[head]
         return -1
 
-    def _matches(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray, names: TargetTerms) -> Matches:
-        """Every occurrence, in each pair's source, of a term of its target (windows.find_matches)."""
+    def _matches(self, phrases: Phrases, pages: np.ndarray, sources: np.ndarray, targets: np.ndarray,
+                 names: TargetTerms) -> Matches:
+        """Every occurrence, in each pair's source (pages: its place among the phrases' pages; sources: its page), of
+        a term of its target (windows.find_matches)."""
         found = find_matches(targets, pages, names.starts, names.ids, names.weights, names.titled, names.rare,
                              names.whole_title, phrases.run_keys, phrases.terms, phrases.runs, phrases.order,
                              phrases.own_title, phrases.dotted_before, phrases.content_before)
-        return Matches(*found, names.whole_title[targets], len(phrases.ids))
+        codes, titled, own = found[0], found[4], found[6]
+        sibling = self.series.siblings(sources, targets)
+        return Matches(*found, self._sets_apart(phrases, codes, titled & ~own, sources, targets, sibling),
+                       names.whole_title[targets], sibling, len(phrases.ids))
+
+    def _sets_apart(self, phrases: Phrases, codes: np.ndarray, new_title_words: np.ndarray, sources: np.ndarray,
+                    targets: np.ndarray, sibling: np.ndarray) -> np.ndarray:
+        """Matches.sets_apart of these matches (new_title_words: each a word of its target's title that its source's
+        own title lacks) of these pairs."""
+        pair = codes // len(phrases.ids)
+        held = np.flatnonzero(sibling[pair] & new_title_words)  # few: most sites' series are few pages
+        words = codes[held] % len(phrases.ids)
+        relative = (phrases.when_before[words + 1] > phrases.when_before[words]) & ~np.array(
+            [_YEAR.fullmatch(self.keywords.vocabulary.terms[term]) is not None for term in phrases.ids[words].tolist()],
+            dtype=bool)
+        apart = np.zeros(len(codes), dtype=bool)
+        apart[held] = ~(relative & self.series.far(sources[pair[held]], targets[pair[held]]))
+        return apart
 
 
 @dataclass
@@ -674,7 +697,13 @@ class Matches:
     titled: np.ndarray  # the term is a title word of the pair's target
     partial: np.ndarray  # part of a dotted word the target's terms do not hold whole (windows.find_matches): weighs nothing
     own: np.ndarray  # a word of the source's own title (Phrases.own_title)
+    # of a target of its source's series (sibling): a word of its title that its source's own title lacks ("1" of
+    # "Traits working group 2020 sprint 1 summary", on sprint 2's page), but for a month or a day (a word that says
+    # when, no year) of a target dated far from its source: that source means its own year's ("the steering cycle in
+    # March and April", written in February 2023, is not 2021's April cycle)
+    sets_apart: np.ndarray
     whole_title: np.ndarray  # per pair: TargetTerms.whole_title of its target
+    sibling: np.ndarray  # per pair: the target is of the source's series (series.py)
     words: int
 
     def of(self, pairs: np.ndarray) -> Matches:
@@ -683,8 +712,8 @@ class Matches:
         first = np.searchsorted(self.codes, pairs * self.words)
         owner, kept = run_items(first, np.searchsorted(self.codes, (pairs + 1) * self.words) - first)
         return Matches(self.codes[kept] - (pairs[owner] - owner) * self.words, self.weights[kept], self.rare[kept],
-                       self.seeds[kept], self.titled[kept], self.partial[kept], self.own[kept], self.whole_title[pairs],
-                       self.words)
+                       self.seeds[kept], self.titled[kept], self.partial[kept], self.own[kept], self.sets_apart[kept],
+                       self.whole_title[pairs], self.sibling[pairs], self.words)
 
 
 _GOES_ON = re.compile(r"[.'\u2019-]?\w")  # after a match: the last word goes on ("1.26" in "1.26.1", "bug" in "bug-free")

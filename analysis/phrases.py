@@ -51,7 +51,7 @@ class Phrases:
     valid: np.ndarray  # (words, sizes): the window of this size starting at this word may be an anchor
     content_before: np.ndarray  # non-stop words before each word
     article: np.ndarray  # per word: an article (words.ARTICLES), which may start a window and weighs as a word of it
-    when_before: np.ndarray  # words before each word that say only when (_only_when: "3pm", "February", "2018")
+    when_before: np.ndarray  # words before each word that say only when (Vocabulary.words_only_when: "3pm", "February", "2018")
     own_title: np.ndarray  # per word: a content word of its own page's title (_own_title_words)
     own_title_before: np.ndarray  # such words before each word
     dotted_before: np.ndarray  # words before each word joined to their next by a dot ("1.32.0": 2 before "0")
@@ -100,7 +100,7 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     own_title = np.empty(count, dtype=bool)
     own_title[order] = np.repeat(_own_title_words(corpus, keywords, pages, run_keys, terms), np.diff(runs))
     return Phrases(ids, tokens.starts, tokens.ends - 2 * tokens.possessive, order, runs, run_keys, valid,
-                   content_before, tokens.article, _before(_only_when(keywords, ids, dotted)), own_title,
+                   content_before, tokens.article, _before(keywords.vocabulary.words_only_when(ids, dotted)), own_title,
                    _before(own_title), dotted_before, _before(tokens.clause_word), collocated, version_first,
                    version_last, versions, version_names, versioned_before, previous_same, terms)
 
@@ -184,12 +184,6 @@ def _before(flags: np.ndarray) -> np.ndarray:
     """How many of the flagged words come before each word, then in all: a window first..last holds
     before[last + 1] - before[first] of them."""
     return np.concatenate([[0], np.cumsum(flags)])
-
-
-def _only_when(keywords: Keywords, ids: np.ndarray, dotted: np.ndarray) -> np.ndarray:
-    """Per word: it says only when (words.says_only_when), and is not part of a dotted number: "31" of "Mar 31" and
-    "2018" of "August 2018" say when, "31" of "Rust 1.31" names a release."""
-    return keywords.vocabulary.only_when(ids) & ~dotted & ~np.concatenate([[False], dotted[:-1]])
 
 
 def _own_title_words(corpus: Corpus, keywords: Keywords, pages: list[int], keys: np.ndarray, terms: int) -> np.ndarray:

@@ -159,15 +159,19 @@ def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_pe
     scores += NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
     scores += DIRECTION_WEIGHT * direction(corpus, candidates.source, candidates.target)
 
+    series = finder.series  # a page of the source's own series is no suggestion, but by name or as its neighbour
+    apart = series.siblings(candidates.source, candidates.target) & ~series.neighbours(candidates.source, candidates.target)
+
     def firsts(rows: np.ndarray, found: Found) -> np.ndarray:
         """Of a block of whole sources' rows, each source's first max_per_page (the search chooses their anchors)."""
-        return _firsts(candidates.source[rows], candidates.target[rows], scores[rows] + _evidence(found), max_per_page)
+        return _firsts(candidates.source[rows], candidates.target[rows], scores[rows] + _evidence(found, apart[rows]),
+                       max_per_page)
 
     anchored: list[tuple[np.ndarray, Found]] = []
     anchorable = np.zeros(len(candidates), dtype=bool)
     with tqdm(total=len(candidates), desc="Anchors", unit="pair", unit_scale=True, disable=not progress) as bar:
         for rows, found, first in finder.search_blocks(candidates.source, candidates.target, firsts):
-            scores[rows] += _evidence(found)
+            scores[rows] += _evidence(found, apart[rows])
             anchorable[rows] = found.anchorable
             anchored.append((rows[first], found[first]))
             bar.update(len(rows))
@@ -178,9 +182,13 @@ def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_pe
                   anchorable)
 
 
-def _evidence(found: Found) -> np.ndarray:
-    """What the anchor search adds to its pairs' scores."""
-    return ANCHOR_WEIGHT * found.best + NAME_SAID_WEIGHT * found.name_said
+def _evidence(found: Found, apart: np.ndarray) -> np.ndarray:
+    """What the anchor search adds to its pairs' scores; -inf, no suggestion (Ranked.fill walks no such row), for a
+    page of the source's own series, not next to it (apart), that no phrase of the source names and whose name it
+    does not write out (series.py)."""
+    evidence = ANCHOR_WEIGHT * found.best + NAME_SAID_WEIGHT * found.name_said
+    evidence[apart & (found.best == 0) & ~found.name_said] = -np.inf
+    return evidence
 
 
 @compiled
@@ -292,7 +300,7 @@ class Ranked:
             """The source's next row waits its turn."""
             at = next_place.get(source, max_per_page)
             next_place[source] = at + 1
-            if starts[source] + at < starts[source + 1]:
+            if starts[source] + at < starts[source + 1] and scores[grouped[starts[source] + at]] > -np.inf:
                 later = int(grouped[starts[source] + at])
                 heapq.heappush(waiting, (-float(scores[later]), source, int(candidates.target[later]), later, at))
 
@@ -321,6 +329,7 @@ class Ranked:
         grouped, starts = self._by_source
         first = _leading(grouped, starts, max_per_page)  # by source, each source's in queue order: a stable sort by score
         first = first[np.argsort(-self.scores[first], kind="stable")].astype(np.int64)  # in queue order
+        first = first[self.scores[first] > -np.inf]  # no suggestion (_evidence), last of their sources
         candidates, found, (keys, flags, _) = self.candidates, self.found, self._anchor_keys
         for start in range(0, len(first), FILL_ROWS_AT_ONCE):
             rows = first[start:start + FILL_ROWS_AT_ONCE]

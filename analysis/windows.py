@@ -199,8 +199,8 @@ def _in_word_order(codes: np.ndarray, query_of: np.ndarray, made: int, base: int
 
 @compiled
 def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, seeds: np.ndarray, titled: np.ndarray,
-                   partial: np.ndarray, own: np.ndarray, whole_title: np.ndarray, words: int, valid: np.ndarray,
-                   content_before: np.ndarray, article: np.ndarray, when_before: np.ndarray,
+                   partial: np.ndarray, own: np.ndarray, sets_apart: np.ndarray, whole_title: np.ndarray,
+                   sibling: np.ndarray, words: int, valid: np.ndarray, content_before: np.ndarray, article: np.ndarray, when_before: np.ndarray,
                    own_title_before: np.ndarray, previous_same: np.ndarray, versioned_before: np.ndarray,
                    best_only: bool):
     """(first word, last word, pair, strength, title only, ending) of every window of MIN_WORDS..MAX_WORDS words that
@@ -216,7 +216,10 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
     partial match, or whose words of the target are all words of its own page's title, some not the target's title
     words, or that says nothing but its own page's title words, not all the target's, or whose words of the target
     all say when (when_before counts such words before each word: "3pm GMT", "25 February", or "merged in August
-    2018" for "What is Rust 2018?", name no page; "Rust 2018" does). "Title only": the window holds no rare word
+    2018" for "What is Rust 2018?", name no page; "Rust 2018" does), or whose target is of its source's series
+    (sibling, series.py) and that holds no match that sets it apart (anchors.Matches.sets_apart: "steering cycle" on
+    the February steering cycle's page names no other month's, "sprint 1 post" on sprint 2's names sprint 1's). "Title
+    only": the window holds no rare word
     (anchors.py keeps it only if it is the title). Ending
     (choose's last preference, among windows equal in all else): 1 for a window that starts on an article ("the
     AeroPress"), else 2 for one that ends on a word of its target ("portable AeroPress"), 0 for the others ("AeroPress
@@ -239,7 +242,8 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
     state = np.zeros(_STATE, np.int64)  # where the scan stopped: it stops when the windows might not fit
     state[_LAST_START], state[_PAIR] = -1, -1
     surest = np.zeros(1, np.float32)  # with best_only: the strongest window of state[_PAIR] that surely counts
-    while not _scan(state, surest, codes, weights, rare, seeds, titled, partial, own, whole_title, words, valid,
+    while not _scan(state, surest, codes, weights, rare, seeds, titled, partial, own, sets_apart, whole_title, sibling,
+                    words, valid,
                     content_before, article, when_before, own_title_before, previous_same, versioned_before, best_only,
                     weight_before, firsts, lasts, pairs, strengths, title_only, endings):
         capacity *= 2
@@ -255,7 +259,8 @@ WINDOWS_A_SEED = MAX_WORDS * (MAX_WORDS - MIN_WORDS + 1)  # the most windows one
 
 @compiled
 def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.ndarray, rare: np.ndarray,
-          seeds: np.ndarray, titled: np.ndarray, partial: np.ndarray, own: np.ndarray, whole_title: np.ndarray, words: int,
+          seeds: np.ndarray, titled: np.ndarray, partial: np.ndarray, own: np.ndarray, sets_apart: np.ndarray,
+          whole_title: np.ndarray, sibling: np.ndarray, words: int,
           valid: np.ndarray, content_before: np.ndarray, article: np.ndarray, when_before: np.ndarray,
           own_title_before: np.ndarray, previous_same: np.ndarray, versioned_before: np.ndarray, best_only: bool,
           weight_before: np.ndarray,
@@ -315,6 +320,7 @@ def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.
                 strength = -extra * (content + np.float32(article[first]))
                 holds_rare = holds_partial = False
                 all_own = all_titled = True
+                apart = False  # the window holds a word that sets its target apart in its series
                 title_words = hits = 0
                 for index in range(low, high):  # the window's matches, in word order (one a word at most)
                     once = previous_same[codes[index] - base] < first
@@ -326,10 +332,11 @@ def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.
                     hits += 1
                     all_own &= own[index]
                     all_titled &= titled[index]
+                    apart |= sets_apart[index]
                 only_own = np.float32(own_title_before[last + 1] - own_title_before[first]) == content
                 own_name = (all_own and not all_titled) or (only_own and hits < content)
                 named = ((holds_rare or (whole_title[pair] > 0 and title_words >= whole_title[pair]))
-                         and not holds_partial and not own_name)
+                         and not holds_partial and not own_name and (apart or not sibling[pair]))
                 if named and when_before[last + 1] > when_before[first]:  # few windows hold a word that says when
                     named = _says_what(codes, low, high, base, when_before)
                 strength = np.float32(np.rint(strength * np.float32(10000)) / np.float32(10000)) if named else np.float32(0)

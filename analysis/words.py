@@ -261,6 +261,12 @@ class Vocabulary:
             flags = self._only_when
         return flags[ids]
 
+    def words_only_when(self, ids: np.ndarray, dotted: np.ndarray) -> np.ndarray:
+        """Per word (its term id, and whether it is joined to the next by a dot: Tokens.dotted), whether it says only
+        when and is no part of a dotted number: "31" of "Mar 31" and "2018" of "August 2018" say when, "31" of "Rust
+        1.31" names a release."""
+        return self.only_when(ids) & ~dotted & ~np.concatenate([[False], dotted[:-1]])
+
     def tokenize(self, texts: list[str]) -> Tokens:
         """The words of the texts with their offsets and term ids."""
         return self.identify(self.split(texts))

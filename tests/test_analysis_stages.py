@@ -45,6 +45,7 @@ from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, spoken_words, 
 from analysis.load import (LISTED_ANCHOR_CHARS, MAX_LINK_DENSITY, Corpus, EmptyCrawl, Spans, among, distinct, load_corpus, pair_codes,
                            template_lines)
 from analysis.scope import Scope, ScopeError
+from analysis.series import Series
 from analysis.vague import is_vague, vague_links
 from analysis.score import Suggestion, _firsts, rank
 from analysis.words import (ARTICLES, CLAUSE_WORDS, COPULAS, PHRASE_BREAKS, PHRASE_JOINERS, WORD, TokenFile, Tokens,
@@ -1396,8 +1397,8 @@ def test_the_best_alone_is_the_best_of_every_window_whichever_windows_anchors_py
         count, versioned_before = len(codes), np.concatenate([[0], np.cumsum(versioned)])
         seeds = np.array(rare) | np.array(titled) & (rng.random(count) < 0.5)  # a title word of a whole_title target
         arguments = (np.array(codes), np.array(weights, dtype=np.float32), np.array(rare), seeds, np.array(titled),
-                     np.zeros(count, dtype=bool), own[np.array(codes) % words], rng.integers(1, 3, pairs) * (rng.random(pairs) < 0.5),
-                     words, valid, np.concatenate([[0], np.cumsum(~stop)]), article,
+                     np.zeros(count, dtype=bool), own[np.array(codes) % words], rng.random(count) < 0.5,
+                     rng.integers(1, 3, pairs) * (rng.random(pairs) < 0.5), rng.random(pairs) < 0.3, words, valid, np.concatenate([[0], np.cumsum(~stop)]), article,
                      np.concatenate([[0], np.cumsum(rng.random(words) < 0.2)]),  # words that say when
                      np.concatenate([[0], np.cumsum(own)]),
                      previous_same, versioned_before)
@@ -1549,10 +1550,12 @@ def test_the_window_scan_resumes_where_it_stopped_to_grow_its_arrays(site: Site)
     source, target = corpus.urls.index(url("/source/")), corpus.urls.index(url("/target/"))
     copies = 200
     phrases = phrases_of(corpus, finder.keywords, [source])
-    matches = finder._matches(phrases, np.zeros(copies, dtype=np.int64), np.full(copies, target), finder.target_terms(np.array([target])))
+    matches = finder._matches(phrases, np.zeros(copies, dtype=np.int64), np.full(copies, source), np.full(copies, target),
+                              finder.target_terms(np.array([target])))
     first, last, pair, strength, *_ = strong_windows(
         matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
-        matches.whole_title, matches.words, phrases.valid, phrases.content_before, phrases.article, phrases.when_before,
+        matches.sets_apart, matches.whole_title, matches.sibling, matches.words, phrases.valid, phrases.content_before, phrases.article,
+        phrases.when_before,
         phrases.own_title_before, phrases.previous_same, phrases.versioned_before, False)
     assert len(first) > 2 * WINDOWS_AT_FIRST  # grown twice at least
     per_copy = np.bincount(pair, minlength=copies)
@@ -1572,11 +1575,13 @@ def test_a_search_for_the_best_strength_alone_skips_windows_and_finds_the_same_b
     ])
     source, target = corpus.urls.index(url("/source/")), corpus.urls.index(url("/target/"))
     phrases = phrases_of(corpus, finder.keywords, [source])
-    matches = finder._matches(phrases, np.zeros(1, dtype=np.int64), np.full(1, target), finder.target_terms(np.array([target])))
+    matches = finder._matches(phrases, np.zeros(1, dtype=np.int64), np.full(1, source), np.full(1, target),
+                              finder.target_terms(np.array([target])))
 
     def windows(best_only: bool) -> tuple[np.ndarray, ...]:
         return strong_windows(matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial,
-                              matches.own, matches.whole_title, matches.words, phrases.valid, phrases.content_before,
+                              matches.own, matches.sets_apart, matches.whole_title, matches.sibling, matches.words, phrases.valid,
+                              phrases.content_before,
                               phrases.article, phrases.when_before, phrases.own_title_before, phrases.previous_same,
                               phrases.versioned_before, best_only)
 
@@ -2020,8 +2025,9 @@ def test_an_anchor_is_never_taken_from_the_source_repeating_its_own_title() -> N
 
 def test_a_window_that_names_its_own_page_is_no_anchor_for_another() -> None:
     """On the page of `cargo doc`, "cargo doc" names that page, though `cargo build`'s topic words hold "doc"; in the
-    February 2023 plans, "February 2023" names them, not the February 2022 plans. Where the target's title holds the
-    words too, they name both ("cargo doc" for "Documenting with cargo doc", "triage" for the other month's plans)."""
+    February 2023 plans, "February 2023" names them, not the triage group's of February 2022. Where the target's title
+    holds the words too, they name both ("cargo doc" for "Documenting with cargo doc", "triage group" for the triage
+    group's plans; of a page titled as the source but for when, see series.py)."""
     texts = ["Once cargo doc finishes, open what it wrote in a browser of your choice.",
              "Run cargo build to compile a package with its doc tests. Doc builds, doc links and doc examples compile too.",
              "Write doc comments, then cargo doc renders them as pages with examples and links.",
@@ -2029,7 +2035,7 @@ def test_a_window_that_names_its_own_page_is_no_anchor_for_another() -> None:
              "Every month the triage group meets. In February 2022 the triage group chose its goals, and again in March.",
              *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(8))]
     titles = ["cargo doc", "cargo build", "Documenting with cargo doc", "Triage plans for February 2023",
-              "Triage plans for February 2022", *(f"Tea page {i}" for i in range(8))]
+              "Triage group plans for February 2022", *(f"Tea page {i}" for i in range(8))]
     finder = AnchorFinder(plain_corpus(texts, titles), Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)]))
     def text_anchors(source: int, target: int) -> list[str]:
         return [anchor.text for anchor in finder.anchors(source, target) if anchor.source == "text"]
@@ -2616,6 +2622,58 @@ def test_a_phrase_that_only_says_when_names_no_page(site: Site) -> None:
     assert finder.anchors(page["/hours/"], page["/cycle/"]) == [Anchor("February Steering Cycle", "title", 0.0)]
     assert finder.anchors(page["/merged/"], page["/edition/"]) == [Anchor("What is Rust 2018?", "title", 0.0)]
     assert finder.anchors(page["/release/"], page["/edition/"])[0].text == "Rust 2018"
+
+
+def test_titles_that_differ_only_in_when_make_a_series_and_a_release_number_says_what() -> None:
+    titles = ["Lang team March update", "Lang team April update", "Rust 2017 Survey Results", "Rust Survey 2018 Results",
+              "2019-10-10 Compiler Team Triage Meeting", "2019-11-07 Compiler Team Triage Meeting",
+              "Announcing Rust 1.26", "Announcing Rust 1.27.2", "Notes", "Notes", "Lang team update"]
+    vocabulary = Vocabulary()
+    series = Series.of(titles, [None] * len(titles), [f"/{n}/" for n in range(len(titles))], vocabulary)
+    sources, targets = np.repeat(np.arange(len(titles)), len(titles)), np.tile(np.arange(len(titles)), len(titles))
+    series.previous[:], series.next[:] = -1, -1  # none next to another, for this test: every sibling pair counts
+    sibling = series.siblings(sources, targets)
+    assert {(titles[s], titles[t]) for s, t in zip(sources[sibling], targets[sibling])} == {
+        *((a, b) for a, b in itertools.permutations(
+            ["Lang team March update", "Lang team April update", "Lang team update"], 2)),
+        ("Rust 2017 Survey Results", "Rust Survey 2018 Results"), ("Rust Survey 2018 Results", "Rust 2017 Survey Results"),
+        ("2019-10-10 Compiler Team Triage Meeting", "2019-11-07 Compiler Team Triage Meeting"),
+        ("2019-11-07 Compiler Team Triage Meeting", "2019-10-10 Compiler Team Triage Meeting"),
+    }  # not the releases ("1.26" names one), nor two pages of one title
+
+
+def test_a_page_of_the_sources_own_series_is_linked_by_a_word_that_sets_it_apart_its_name_or_as_the_one_before(
+        site: Site) -> None:
+    """Posts titled alike but for when ("Lang team March update", "Lang team April update") share their template's
+    words, which name the series, not a post: from the June update, "lang team planning meeting" names no other month's
+    post, but "April design" names April's. A month names a post dated near the source, not January's of the
+    year before. May's, the one before June's, may be linked ("last time": by its title), and so may February's, whose
+    name June's writes out; March's and the January's may not."""
+    filler = " ".join(f"Filler sentence {n} about deploys, queues and workers here." for n in range(12))
+    for n in range(16):  # the series' words on under COMMON_SHARE of the pages
+        site.page(f"/other-{n}/", f"Other Page {n}", f"{filler} Unusual{n} words belong to page {n} only.")
+    months = {"January": "2020-01-06", "February": "2021-02-01", "March": "2021-03-01", "April": "2021-04-01",
+              "May": "2021-05-03", "June": "2021-06-01"}
+    for month, published in months.items():
+        said = (" The April design meeting moved. The January design meeting moved too. Read the Lang team February "
+                "update too.") if month == "June" else ""
+        site.page(f"/{month.lower()}/", f"Lang team {month} update",
+                  f"{filler} The lang team planning meeting chose design meetings on const generics.{said}",
+                  published=published)
+    corpus = site.corpus()
+    keywords = Keywords(corpus.texts, corpus.titles)
+    page = {month: corpus.urls.index(url(f"/{month.lower()}/")) for month in months}
+    finder = AnchorFinder(corpus, keywords)
+    assert [anchor.text for anchor in finder.anchors(page["June"], page["February"])] == ["Lang team February update"] * 2
+    assert finder.anchors(page["June"], page["April"])[0].text.startswith("April design")
+    for month in ("January", "March", "May"):
+        assert finder.anchors(page["June"], page[month]) == [Anchor(f"Lang team {month} update", "title", 0.0)]
+    queue, _, _ = rank(corpus, Candidates.of(every_pair(corpus, keywords)), finder, 4)
+    linked = {item.target: item.anchor for item in queue if item.source == page["June"]}
+    assert linked[page["May"]] == Anchor("Lang team May update", "title", 0.0)
+    assert linked[page["February"]].text == "Lang team February update"
+    assert linked[page["April"]].text.startswith("April design")
+    assert page["March"] not in linked and page["January"] not in linked
 
 
 def test_a_window_that_holds_a_verb_such_as_had_or_can_is_a_clause_not_an_anchor(site: Site) -> None:
