@@ -46,8 +46,8 @@ from analysis.phrases import (MAX_WORDS, MIN_WORDS, Phrases, heading_lines, name
                               web_addresses)
 from analysis.series import Series
 from analysis.windows import choose, find_matches, names_held, other_versions, runs_held, strong_windows
-from analysis.words import (DETERMINERS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past, run_hashes, stem,
-                            word_counts)
+from analysis.words import (DETERMINERS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past, run_hashes,
+                            says_when_in_its_year, stem, word_counts)
 from linkspider.sentences import sentence_at
 
 SHORTER_ANCHOR = 0.2  # per word, times the pair's best strength: the anchor shown is the window with the most strength less this
@@ -69,7 +69,6 @@ DANGLING = frozenset("a an the this that these those its our your their of for t
                      "have had will would can could do does".split())  # words that lead into the rest of a title
 _NAMING = re.compile(r"[^\W\d_]|\d\.\d")  # a letter of any script, or a dotted number ("1.34", a release; "8.16", a section)
 _TITLE_HEAD = re.compile(r" [-\u2013\u2014] ")  # between a title's head and the rest: "timeit - Measure execution time"
-_YEAR = re.compile(r"1[89]\d\d|2\d\d\d")  # a word that says when, and which year (Matches.sets_apart)
 
 
 @dataclass(frozen=True, slots=True)  # one per queued suggestion: no __dict__ each
@@ -666,9 +665,8 @@ class AnchorFinder:
         pair = codes // len(phrases.ids)
         held = np.flatnonzero(sibling[pair] & new_title_words)  # few: most sites' series are few pages
         words = codes[held] % len(phrases.ids)
-        relative = (phrases.when_before[words + 1] > phrases.when_before[words]) & ~np.array(
-            [_YEAR.fullmatch(self.keywords.vocabulary.terms[term]) is not None for term in phrases.ids[words].tolist()],
-            dtype=bool)
+        terms = self.keywords.vocabulary.terms
+        relative = np.array([says_when_in_its_year(terms[term]) for term in phrases.ids[words].tolist()], dtype=bool)
         apart = np.zeros(len(codes), dtype=bool)
         apart[held] = ~(relative & self.series.far(sources[pair[held]], targets[pair[held]]))
         return apart
@@ -698,9 +696,9 @@ class Matches:
     partial: np.ndarray  # part of a dotted word the target's terms do not hold whole (windows.find_matches): weighs nothing
     own: np.ndarray  # a word of the source's own title (Phrases.own_title)
     # of a target of its source's series (sibling): a word of its title that its source's own title lacks ("1" of
-    # "Traits working group 2020 sprint 1 summary", on sprint 2's page), but for a month or a day (a word that says
-    # when, no year) of a target dated far from its source: that source means its own year's ("the steering cycle in
-    # March and April", written in February 2023, is not 2021's April cycle)
+    # "Traits working group 2020 sprint 1 summary", on sprint 2's page), but for a month or a weekday
+    # (words.says_when_in_its_year) of a target dated far from its source (Series.far): that source means its own
+    # year's ("the steering cycle in March and April", written in February 2023, is not 2021's April cycle)
     sets_apart: np.ndarray
     whole_title: np.ndarray  # per pair: TargetTerms.whole_title of its target
     sibling: np.ndarray  # per pair: the target is of the source's series (series.py)

@@ -4,8 +4,8 @@ update", "2019-10-10 Compiler Team Triage Meeting").
 Such pages share their template's words ("planning meeting", "steering cycle"), so each looks like the likeliest link
 of every other, and a phrase of those words names the series, not the page: it would send the reader of the June update
 to some other month's without saying which. So a phrase of a source names a page of its own series only if it holds a
-word of that page's title that its own title lacks ("sprint 1 post" on sprint 2's page; a month or a day only of a page
-dated near the source: anchors.Matches.sets_apart), and the pair is a suggestion only with such a phrase, where the
+word of that page's title that its own title lacks ("sprint 1 post" on sprint 2's page; a month or a weekday only of a
+page dated near the source: anchors.Matches.sets_apart), and the pair is a suggestion only with such a phrase, where the
 source writes out that page's name (anchors.AnchorFinder.names_said: "see the Lang team February update"), or where
 the page comes just before or after it in the series, which editors link as "last time" or "part 2". rustblog's queue
 held 164 such pairs (11%) where its editors linked 3 of their 199 editorial links so (BENCHMARKS.md, "Quality").
@@ -68,8 +68,8 @@ class Series:
         return (what != 0) & (what == self.what[targets]) & (self.when[sources] != self.when[targets])
 
     def far(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """Per pair: both are dated, FAR_DAYS or more apart: a month or a day that the source names without its year
-        is one near its own date, not the target's."""
+        """Per pair: both are dated, FAR_DAYS or more apart: a month or a weekday that the source names without its
+        year is one near its own date, not the target's."""
         return np.abs(self.days[sources] - self.days[targets]) >= FAR_DAYS  # NaN: False
 
     def neighbours(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:

@@ -113,6 +113,12 @@ def _when_terms() -> frozenset[str]:
     return frozenset(stem(word) for word in WHEN_WORDS)
 
 
+def says_when_in_its_year(term: str) -> bool:
+    """Whether a term (stemmed) is one of WHEN_WORDS, a month, a weekday, "week" or a time zone, as against a year or
+    a number: a time that a page places relative to its own date ("the cycle in March and April")."""
+    return term in _when_terms()
+
+
 def says_only_when(term: str) -> bool:
     """Whether a term (stemmed) is a date, a time or a number and nothing else, each part of it ("1pm-2pm", "march's"):
     a phrase of such words ("3pm GMT", "25 February", "September of 2016") places something in time and names no page,
