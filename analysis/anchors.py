@@ -510,7 +510,8 @@ class AnchorFinder:
         """
         idf, columns, pages = self.keywords.idf, len(self.keywords.idf), len(self.corpus)
         titles = [short_title(self.corpus.titles[target]) for target in targets.tolist()]
-        title_ids, title_counts = self.keywords.vocabulary.distinct_terms(titles)
+        tokens = self.keywords.vocabulary.tokenize(titles)
+        title_ids, title_counts, in_number = tokens.distinct(len(self.keywords.vocabulary))
         held = title_ids < columns
         title_weights = np.where(held, idf[np.where(held, title_ids, 0)].astype(np.float64), self.keywords.idf_of_share(0))
         title_owner = np.repeat(targets, title_counts)
@@ -520,6 +521,7 @@ class AnchorFinder:
             total[title_owner[place == word]] += title_weights[place == word]
         total[total == 0] = 1.0
         title_ids, title_owner, title_weights = title_ids[held], title_owner[held], title_weights[held] / total[title_owner[held]]
+        in_number = in_number[held]
         title_codes = title_owner * columns + title_ids
         by_code = np.argsort(title_codes)
         ordered = title_codes[by_code]
@@ -541,13 +543,14 @@ class AnchorFinder:
         order = np.lexsort((~titled, owner))  # stable: each target's title words in order, then its other topic words
         ids = np.concatenate([title_ids, topic_ids[~both]])[order]
         weights = np.concatenate([title_weights, topic_weights[~both]])[order].astype(np.float32)
+        in_number = np.concatenate([in_number, np.zeros(int((~both).sum()), dtype=bool)])[order]
         titled, counts = titled[order], np.bincount(owner, minlength=pages)
         owner = owner[order]
         title_words = np.bincount(owner[titled], minlength=pages)
         rare = (idf[ids] >= self.common) & (titled | ~self._nameless[ids])
         rare_title_words = np.bincount(owner[titled & rare], minlength=pages)
         whole_title = np.where((rare_title_words == 0) & (title_words >= WHOLE_TITLE_WORDS), title_words, 0)
-        return TargetTerms(np.concatenate([[0], np.cumsum(counts)]), ids, weights, titled, rare, whole_title)
+        return TargetTerms(np.concatenate([[0], np.cumsum(counts)]), ids, weights, titled, rare, in_number, whole_title)
 
     @cached_property
     def _links_by_target(self) -> tuple[np.ndarray, np.ndarray]:
@@ -651,7 +654,7 @@ class AnchorFinder:
         """Every occurrence, in each pair's source (pages: its place among the phrases' pages; sources: its page), of
         a term of its target (windows.find_matches)."""
         found = find_matches(targets, pages, names.starts, names.ids, names.weights, names.titled, names.rare,
-                             names.whole_title, phrases.run_keys, phrases.terms, phrases.runs, phrases.order,
+                             names.in_number, names.whole_title, phrases.run_keys, phrases.terms, phrases.runs, phrases.order,
                              phrases.own_title, phrases.dotted_before, phrases.content_before)
         codes, titled, own = found[0], found[4], found[6]
         sibling = self.series.siblings(sources, targets)
@@ -681,6 +684,7 @@ class TargetTerms:
     weights: np.ndarray
     titled: np.ndarray  # the term is one of the target's title words
     rare: np.ndarray  # the term is rare enough to name the target (see COMMON_SHARE)
+    in_number: np.ndarray  # a title word written only as a part of a dotted number ("1" and "26" of "Rust 1.26")
     whole_title: np.ndarray  # (pages,): for a title of WHOLE_TITLE_WORDS or more words, none rare: their number; else 0
 
 

@@ -25,7 +25,8 @@ WINDOWS_AT_FIRST = 1024  # strong_windows' arrays at first; grown twofold as the
 
 @compiled
 def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray, term_ids: np.ndarray,
-                 term_weights: np.ndarray, term_titled: np.ndarray, term_rare: np.ndarray, whole_title: np.ndarray,
+                 term_weights: np.ndarray, term_titled: np.ndarray, term_rare: np.ndarray, term_in_number: np.ndarray,
+                 whole_title: np.ndarray,
                  run_keys: np.ndarray, terms: int, runs: np.ndarray, order: np.ndarray, own_title: np.ndarray,
                  dotted_before: np.ndarray, content_before: np.ndarray):
     """Every occurrence, in pair j's source (pages[j] of some Phrases), of a term of its target (targets[j], whose
@@ -39,7 +40,8 @@ def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray
     source holds a seed can have a window: the others' matches are not made. A match inside a dotted word ("1.29.2")
     that the target's terms do not hold whole (every content part) is partial: it weighs nothing and seeds nothing.
     "1.29.2" does not name "Announcing Rust 1.29.1", nor "Cargo.toml" the page "Hello, Cargo!": the reader sees
-    another name."""
+    another name. So is a match outside a dotted word of a term that the target's title writes only inside one
+    (term_in_number): "Tier 2" or "1 byte" name no "Announcing Rust 1.29.2" or "Announcing Rust 1.18"."""
     words = len(own_title)
     first_query = np.zeros(len(targets) + 1, np.int64)
     for pair in range(len(targets)):
@@ -103,8 +105,8 @@ def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray
                     if codes[other] > base + last:
                         break
                     held += 1
-            whole = held >= content_before[last + 1] - content_before[first]
             term = term_starts[targets[pair]] + query - first_query[pair]
+            whole = held >= content_before[last + 1] - content_before[first] and (first < last or not term_in_number[term])
             weights[match] = term_weights[term] if whole else 0
             rare[match] = term_rare[term] and whole
             seeds[match], titled[match] = seed[query] and whole, term_titled[term] and whole

@@ -172,6 +172,18 @@ class Tokens:
                       self.slashed[words], self.capitals[words], self.possessive[words], self.article[words],
                       self.phrase_end[words], self.clause_word[words], counts)
 
+    def distinct(self, terms: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The term ids of each text's content words, each once, in the order they first come, end to end (int64); how
+        many each text has; and whether each is written only as a part of a dotted word ("1" and "26" of "Rust 1.26").
+        terms: the vocabulary's size."""
+        ids = self.ids.astype(np.int64)
+        content = np.flatnonzero(ids != STOP)
+        owner = np.repeat(np.arange(len(self.counts)), self.counts)
+        codes = owner * terms + ids
+        first = content[np.sort(np.unique(codes[content], return_index=True)[1])]
+        loose = np.setdiff1d(content, np.flatnonzero(in_dotted_words(self.dotted)), assume_unique=True)
+        return ids[first], np.bincount(owner[first], minlength=len(self.counts)), ~np.isin(codes[first], codes[loose])
+
     def neighbours(self) -> tuple[np.ndarray, np.ndarray]:
         """(places, keys) of each content word followed in the same phrase by another content word (a space or a hyphen
         apart: a dotted or slashed name is one word already), keyed first term << 32 | second term: the pairs of
@@ -180,6 +192,11 @@ class Tokens:
         content = ids != STOP
         places = np.flatnonzero(self.joined[:-1] & ~self.dotted[:-1] & ~self.slashed[:-1] & content[:-1] & content[1:])
         return places, ids[places] << 32 | ids[places + 1]
+
+
+def in_dotted_words(dotted: np.ndarray) -> np.ndarray:
+    """Per word (Tokens.dotted: joined to the next by a dot), whether it is a part of a dotted word ("1.26")."""
+    return dotted | np.concatenate([[False], dotted[:-1]])
 
 
 class TokenFile:
@@ -271,7 +288,7 @@ class Vocabulary:
         """Per word (its term id, and whether it is joined to the next by a dot: Tokens.dotted), whether it says only
         when and is no part of a dotted number: "31" of "Mar 31" and "2018" of "August 2018" say when, "31" of "Rust
         1.31" names a release."""
-        return self.only_when(ids) & ~dotted & ~np.concatenate([[False], dotted[:-1]])
+        return self.only_when(ids) & ~in_dotted_words(dotted)
 
     def tokenize(self, texts: list[str]) -> Tokens:
         """The words of the texts with their offsets and term ids."""
@@ -281,11 +298,7 @@ class Vocabulary:
         """The term ids of each text's content words, each once, in the order they first come, end to end (int64), and
         how many each text has: terms() of each, without a Python call a text (a million titles take ~1 s, not 10)."""
         tokens = self.tokenize(texts)
-        content = tokens.ids != STOP
-        owner = np.repeat(np.arange(len(texts)), tokens.counts)[content]
-        ids = tokens.ids[content].astype(np.int64)
-        first = np.sort(np.unique(owner * len(self) + ids, return_index=True)[1])
-        return ids[first], np.bincount(owner[first], minlength=len(texts))
+        return tokens.distinct(len(self))[:2]
 
     def tokenize_all(self, blocks: Iterable[list[str]], threads: int) -> Iterator[Tokens]:
         """tokenize() of each block of texts, in order, the next blocks split (and looked up among the spellings

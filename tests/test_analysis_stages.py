@@ -2676,6 +2676,19 @@ def test_a_page_of_the_sources_own_series_is_linked_by_a_word_that_sets_it_apart
     assert page["March"] not in linked and page["January"] not in linked
 
 
+def test_a_part_of_a_dotted_number_names_nothing_outside_it(site: Site) -> None:
+    """"1" and "18" of "Announcing Rust 1.18" name the release only together, as its title writes them: "1 byte" and
+    "18 fields" are no anchors for it, "Rust 1.18" is."""
+    corpus, finder = filler_site(site, "Rust deploys, queues and workers", [  # "Rust" on every page: no name alone
+        ("/release/", "Announcing Rust 1.18", "Rust 1.18 packs byte layouts of enum fields tighter."),
+        ("/layouts/", "Layouts", "The option is still 1 byte wide, and 18 fields fit in it."),
+        ("/changes/", "Changes", "Since Rust 1.18 the option is still small."),
+    ])
+    release, layouts, changes = (corpus.urls.index(url(path)) for path in ("/release/", "/layouts/", "/changes/"))
+    assert finder.anchors(layouts, release) == [Anchor("Announcing Rust 1.18", "title", 0.0)]
+    assert finder.anchors(changes, release)[0].text == "Rust 1.18"
+
+
 def test_a_window_that_holds_a_verb_such_as_had_or_can_is_a_clause_not_an_anchor(site: Site) -> None:
     """"the compiler team had a planning meeting" says what happened; "planning meeting" names the page. And "kettle
     you can pour" is no name of a kettle's page, nor "Brennan did" of Brennan's; but "is" may stand in a name: "how
