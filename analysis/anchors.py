@@ -510,8 +510,9 @@ class AnchorFinder:
         """
         idf, columns, pages = self.keywords.idf, len(self.keywords.idf), len(self.corpus)
         titles = [short_title(self.corpus.titles[target]) for target in targets.tolist()]
-        tokens = self.keywords.vocabulary.tokenize(titles)
-        title_ids, title_counts, in_number = tokens.distinct(len(self.keywords.vocabulary))
+        tokens, terms = self.keywords.vocabulary.tokenize(titles), len(self.keywords.vocabulary)
+        title_ids, title_counts, places = tokens.distinct(terms)
+        in_number = tokens.only_in_dotted_words(places, terms)
         held = title_ids < columns
         title_weights = np.where(held, idf[np.where(held, title_ids, 0)].astype(np.float64), self.keywords.idf_of_share(0))
         title_owner = np.repeat(targets, title_counts)
@@ -656,22 +657,23 @@ class AnchorFinder:
         found = find_matches(targets, pages, names.starts, names.ids, names.weights, names.titled, names.rare,
                              names.in_number, names.whole_title, phrases.run_keys, phrases.terms, phrases.runs, phrases.order,
                              phrases.own_title, phrases.dotted_before, phrases.content_before)
-        codes, titled, own = found[0], found[4], found[6]
         sibling = self.series.siblings(sources, targets)
-        return Matches(*found, self._sets_apart(phrases, codes, titled & ~own, sources, targets, sibling),
+        return Matches(*found, self._sets_apart(phrases, found[0], found[4], found[6], sources, targets, sibling),
                        names.whole_title[targets], sibling, len(phrases.ids))
 
-    def _sets_apart(self, phrases: Phrases, codes: np.ndarray, new_title_words: np.ndarray, sources: np.ndarray,
+    def _sets_apart(self, phrases: Phrases, codes: np.ndarray, titled: np.ndarray, own: np.ndarray, sources: np.ndarray,
                     targets: np.ndarray, sibling: np.ndarray) -> np.ndarray:
-        """Matches.sets_apart of these matches (new_title_words: each a word of its target's title that its source's
-        own title lacks) of these pairs."""
-        pair = codes // len(phrases.ids)
-        held = np.flatnonzero(sibling[pair] & new_title_words)  # few: most sites' series are few pages
-        words = codes[held] % len(phrases.ids)
+        """Matches.sets_apart of these matches (codes, titled, own: as Matches holds them) of these pairs."""
+        apart, words = np.zeros(len(codes), dtype=bool), len(phrases.ids)
+        pairs = np.flatnonzero(sibling)  # few: most sites' series are few pages
+        first = np.searchsorted(codes, pairs * words)
+        owner, held = run_items(first, np.searchsorted(codes, (pairs + 1) * words) - first)
+        new_title_word = titled[held] & ~own[held]
+        owner, held = pairs[owner[new_title_word]], held[new_title_word]
         terms = self.keywords.vocabulary.terms
-        relative = np.array([says_when_in_its_year(terms[term]) for term in phrases.ids[words].tolist()], dtype=bool)
-        apart = np.zeros(len(codes), dtype=bool)
-        apart[held] = ~(relative & self.series.far(sources[pair[held]], targets[pair[held]]))
+        relative = np.array([says_when_in_its_year(terms[term]) for term in phrases.ids[codes[held] % words].tolist()],
+                            dtype=bool)
+        apart[held] = ~(relative & self.series.far(sources[owner], targets[owner]))
         return apart
 
 

@@ -159,8 +159,7 @@ def _scored(corpus: Corpus, candidates: Candidates, finder: AnchorFinder, max_pe
     scores += NEED_WEIGHT * need(corpus, candidates.source, candidates.target)
     scores += DIRECTION_WEIGHT * direction(corpus, candidates.source, candidates.target)
 
-    series = finder.series  # a page of the source's own series is no suggestion, but by name or as its neighbour
-    apart = series.siblings(candidates.source, candidates.target) & ~series.neighbours(candidates.source, candidates.target)
+    apart = finder.series.apart(candidates.source, candidates.target)  # named, or no suggestion (_evidence)
 
     def firsts(rows: np.ndarray, found: Found) -> np.ndarray:
         """Of a block of whole sources' rows, each source's first max_per_page (the search chooses their anchors)."""

@@ -322,7 +322,6 @@ def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.
                 strength = -extra * (content + np.float32(article[first]))
                 holds_rare = holds_partial = False
                 all_own = all_titled = True
-                apart = False  # the window holds a word that sets its target apart in its series
                 title_words = hits = 0
                 for index in range(low, high):  # the window's matches, in word order (one a word at most)
                     once = previous_same[codes[index] - base] < first
@@ -334,13 +333,14 @@ def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.
                     hits += 1
                     all_own &= own[index]
                     all_titled &= titled[index]
-                    apart |= sets_apart[index]
                 only_own = np.float32(own_title_before[last + 1] - own_title_before[first]) == content
                 own_name = (all_own and not all_titled) or (only_own and hits < content)
                 named = ((holds_rare or (whole_title[pair] > 0 and title_words >= whole_title[pair]))
-                         and not holds_partial and not own_name and (apart or not sibling[pair]))
+                         and not holds_partial and not own_name)
                 if named and when_before[last + 1] > when_before[first]:  # few windows hold a word that says when
                     named = _says_what(codes, low, high, base, when_before)
+                if named and sibling[pair]:  # few pairs are of one series
+                    named = sets_apart[low:high].any()
                 strength = np.float32(np.rint(strength * np.float32(10000)) / np.float32(10000)) if named else np.float32(0)
                 if strength < least:
                     continue
