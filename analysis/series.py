@@ -60,8 +60,8 @@ class Series:
             if what[before] == what[after]:
                 previous[after], following[before] = before, after
         dates = [date[:10] if date and _DATE.match(date) else "NaT" for date in published]
-        days = np.array(dates, dtype="datetime64[D]").astype(np.float64)
-        days[np.isnat(np.array(dates, dtype="datetime64[D]"))] = np.nan
+        days = np.array(dates, dtype="datetime64[D]")
+        days = np.where(np.isnat(days), np.nan, days.astype(np.float64))
         return cls(what, when_key, serial, previous, following, days)
 
     def siblings(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
