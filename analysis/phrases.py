@@ -51,7 +51,7 @@ class Phrases:
     valid: np.ndarray  # (words, sizes): the window of this size starting at this word may be an anchor
     content_before: np.ndarray  # non-stop words before each word
     article: np.ndarray  # per word: an article (words.ARTICLES), which may start a window and weighs as a word of it
-    when_before: np.ndarray  # words before each word that say only when (Vocabulary.words_only_when: "3pm", "February", "2018")
+    when_before: np.ndarray  # words before each word that say only when (Vocabulary.words_only_when: "3pm", "2018")
     own_title: np.ndarray  # per word: a content word of its own page's title (_own_title_words)
     own_title_before: np.ndarray  # such words before each word
     dotted_before: np.ndarray  # words before each word joined to their next by a dot ("1.32.0": 2 before "0")

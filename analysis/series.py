@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.load import among
-from analysis.words import STOP, Vocabulary
+from analysis.words import Vocabulary
 
 
 FAR_DAYS = 183  # half a year: "April", written in February, is the April before or after it, nearest first
@@ -42,12 +42,9 @@ class Series:
     @classmethod
     def of(cls, titles: list[str], published: list[str | None], urls: list[str], vocabulary: Vocabulary) -> Series:
         tokens = vocabulary.tokenize(titles)
-        when = vocabulary.words_only_when(tokens.ids, tokens.dotted)  # "2018" says when, "1" and "26" of "1.26" more
-        owner = np.repeat(np.arange(len(titles), dtype=np.int64), tokens.counts)
-        content, terms = tokens.ids != STOP, len(vocabulary) + 1
-        words = np.unique((owner[content] * terms + tokens.ids[content]) * 2 + when[content])  # each word once
-        owner, term, when = words // 2 // terms, words // 2 % terms, words % 2 == 1
-        hashes = _mixed(term)
+        ids, counts, first = tokens.distinct(len(vocabulary))  # each word of a title once
+        when = vocabulary.words_only_when(tokens.ids, tokens.dotted)[first]  # "2018" says when; "26" of "1.26" more
+        owner, hashes = np.repeat(np.arange(len(titles)), counts), _mixed(ids)
         what, when_key = np.zeros(len(titles), np.uint64), np.zeros(len(titles), np.uint64)
         np.add.at(what, owner[~when], hashes[~when])  # uint64: wraps around, as a hash should
         np.add.at(when_key, owner[when], hashes[when])

@@ -26,9 +26,8 @@ WINDOWS_AT_FIRST = 1024  # strong_windows' arrays at first; grown twofold as the
 @compiled
 def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray, term_ids: np.ndarray,
                  term_weights: np.ndarray, term_titled: np.ndarray, term_rare: np.ndarray, term_in_number: np.ndarray,
-                 whole_title: np.ndarray,
-                 run_keys: np.ndarray, terms: int, runs: np.ndarray, order: np.ndarray, own_title: np.ndarray,
-                 dotted_before: np.ndarray, content_before: np.ndarray):
+                 whole_title: np.ndarray, run_keys: np.ndarray, terms: int, runs: np.ndarray, order: np.ndarray,
+                 own_title: np.ndarray, dotted_before: np.ndarray, content_before: np.ndarray):
     """Every occurrence, in pair j's source (pages[j] of some Phrases), of a term of its target (targets[j], whose
     terms are term_*[term_starts[t]:term_starts[t + 1]], anchors.TargetTerms), as the attributes of anchors.Matches:
     codes j * words + word, sorted, then weights, rare, seeds, titled, partial, own.
@@ -202,9 +201,9 @@ def _in_word_order(codes: np.ndarray, query_of: np.ndarray, made: int, base: int
 @compiled
 def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, seeds: np.ndarray, titled: np.ndarray,
                    partial: np.ndarray, own: np.ndarray, sets_apart: np.ndarray, whole_title: np.ndarray,
-                   sibling: np.ndarray, words: int, valid: np.ndarray, content_before: np.ndarray, article: np.ndarray, when_before: np.ndarray,
-                   own_title_before: np.ndarray, previous_same: np.ndarray, versioned_before: np.ndarray,
-                   best_only: bool):
+                   sibling: np.ndarray, words: int, valid: np.ndarray, content_before: np.ndarray, article: np.ndarray,
+                   when_before: np.ndarray, own_title_before: np.ndarray, previous_same: np.ndarray,
+                   versioned_before: np.ndarray, best_only: bool):
     """(first word, last word, pair, strength, title only, ending) of every window of MIN_WORDS..MAX_WORDS words that
     holds a seed and reaches MIN_STRENGTH, by pair, then first word, then size; with best_only, only those that may be
     their pair's strongest (choose's best), the others skipped where their upper bound says they are not.
@@ -245,9 +244,8 @@ def strong_windows(codes: np.ndarray, weights: np.ndarray, rare: np.ndarray, see
     state[_LAST_START], state[_PAIR] = -1, -1
     surest = np.zeros(1, np.float32)  # with best_only: the strongest window of state[_PAIR] that surely counts
     while not _scan(state, surest, codes, weights, rare, seeds, titled, partial, own, sets_apart, whole_title, sibling,
-                    words, valid,
-                    content_before, article, when_before, own_title_before, previous_same, versioned_before, best_only,
-                    weight_before, firsts, lasts, pairs, strengths, title_only, endings):
+                    words, valid, content_before, article, when_before, own_title_before, previous_same,
+                    versioned_before, best_only, weight_before, firsts, lasts, pairs, strengths, title_only, endings):
         capacity *= 2
         firsts, lasts, pairs = _grown(firsts, capacity), _grown(lasts, capacity), _grown(pairs, capacity)
         strengths, title_only, endings = _grown(strengths, capacity), _grown(title_only, capacity), _grown(endings, capacity)
@@ -262,8 +260,8 @@ WINDOWS_A_SEED = MAX_WORDS * (MAX_WORDS - MIN_WORDS + 1)  # the most windows one
 @compiled
 def _scan(state: np.ndarray, surest: np.ndarray, codes: np.ndarray, weights: np.ndarray, rare: np.ndarray,
           seeds: np.ndarray, titled: np.ndarray, partial: np.ndarray, own: np.ndarray, sets_apart: np.ndarray,
-          whole_title: np.ndarray, sibling: np.ndarray, words: int,
-          valid: np.ndarray, content_before: np.ndarray, article: np.ndarray, when_before: np.ndarray,
+          whole_title: np.ndarray, sibling: np.ndarray, words: int, valid: np.ndarray, content_before: np.ndarray,
+          article: np.ndarray, when_before: np.ndarray,
           own_title_before: np.ndarray, previous_same: np.ndarray, versioned_before: np.ndarray, best_only: bool,
           weight_before: np.ndarray,
           firsts: np.ndarray, lasts: np.ndarray, pairs: np.ndarray, strengths: np.ndarray, title_only: np.ndarray,
