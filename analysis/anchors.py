@@ -522,7 +522,7 @@ class AnchorFinder:
             total[title_owner[place == word]] += title_weights[place == word]
         total[total == 0] = 1.0
         title_ids, title_owner, title_weights = title_ids[held], title_owner[held], title_weights[held] / total[title_owner[held]]
-        in_number = in_number[held]
+        in_number = in_number[held] & self._nameless[title_ids]  # a number's part: "1" of "1.26", not "js" of "Node.js"
         title_codes = title_owner * columns + title_ids
         by_code = np.argsort(title_codes)
         ordered = title_codes[by_code]
@@ -686,7 +686,7 @@ class TargetTerms:
     weights: np.ndarray
     titled: np.ndarray  # the term is one of the target's title words
     rare: np.ndarray  # the term is rare enough to name the target (see COMMON_SHARE)
-    in_number: np.ndarray  # a title word written only as a part of a dotted number ("1" and "26" of "Rust 1.26")
+    in_number: np.ndarray  # a number (or a character) the title writes only in a dotted word ("1" and "26" of "Rust 1.26")
     whole_title: np.ndarray  # (pages,): for a title of WHOLE_TITLE_WORDS or more words, none rare: their number; else 0
 
 
