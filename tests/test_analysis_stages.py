@@ -2678,15 +2678,20 @@ def test_a_page_of_the_sources_own_series_is_linked_by_a_word_that_sets_it_apart
 
 def test_a_part_of_a_dotted_number_names_nothing_outside_it(site: Site) -> None:
     """"1" and "18" of "Announcing Rust 1.18" name the release only together, as its title writes them: "1 byte" and
-    "18 fields" are no anchors for it, "Rust 1.18" is."""
+    "18 fields" are no anchors for it, "Rust 1.18" is. A word of a dotted name is still a word: "Podfile" names
+    "Reading a Podfile.lock"."""
     corpus, finder = filler_site(site, "Rust deploys, queues and workers", [  # "Rust" on every page: no name alone
         ("/release/", "Announcing Rust 1.18", "Rust 1.18 packs byte layouts of enum fields tighter."),
         ("/layouts/", "Layouts", "The option is still 1 byte wide, and 18 fields fit in it."),
         ("/changes/", "Changes", "Since Rust 1.18 the option is still small."),
+        ("/lockfile/", "Reading a Podfile.lock", "The lockfile pins every pod."),
+        ("/pods/", "Pods", "Check the app's Podfile lockfile before you push."),
     ])
-    release, layouts, changes = (corpus.urls.index(url(path)) for path in ("/release/", "/layouts/", "/changes/"))
-    assert finder.anchors(layouts, release) == [Anchor("Announcing Rust 1.18", "title", 0.0)]
-    assert finder.anchors(changes, release)[0].text == "Rust 1.18"
+    page = {path: corpus.urls.index(url(path)) for path in ("/release/", "/layouts/", "/changes/", "/lockfile/", "/pods/")}
+    assert finder.anchors(page["/layouts/"], page["/release/"]) == [Anchor("Announcing Rust 1.18", "title", 0.0)]
+    assert finder.anchors(page["/changes/"], page["/release/"])[0].text == "Rust 1.18"
+    podfile = finder.anchors(page["/pods/"], page["/lockfile/"])[0]
+    assert podfile.source == "text" and "Podfile" in podfile.text
 
 
 def test_a_window_that_holds_a_verb_such_as_had_or_can_is_a_clause_not_an_anchor(site: Site) -> None:
