@@ -105,6 +105,11 @@ def url(path: str) -> str:
     return path if path.startswith("http") else BASE + path
 
 
+def page_numbers(corpus: Corpus) -> dict[str, int]:
+    """Each page's number in the corpus, by its path ("/notes/")."""
+    return {urlsplit(address).path: page for page, address in enumerate(corpus.urls)}
+
+
 class Site:
     """A crawl database written row by row, the way `scrapy crawl site` stores pages and links."""
 
@@ -2582,7 +2587,7 @@ def test_an_article_starts_an_anchor_that_ends_a_phrase(site: Site) -> None:
         ("/modifier/", "Travel", "The Chemex, they say, is slow. For a cleaner cup, brew with the portable Chemex in the morning."),
         ("/runs-on/", "Lids", "For a cleaner cup, fit the Kalita lid tightly."),
     ])
-    page = {path: corpus.urls.index(url(path)) for path in ("/aeropress/", "/chemex/", "/kalita/", "/alone/", "/modifier/", "/runs-on/")}
+    page = page_numbers(corpus)
     best = {source: finder.anchors(page[source], page[target])[0].text
             for source, target in (("/alone/", "/aeropress/"), ("/modifier/", "/chemex/"), ("/runs-on/", "/kalita/"))}
     assert best == {"/alone/": "the AeroPress", "/modifier/": "portable Chemex", "/runs-on/": "Kalita lid"}
@@ -2597,7 +2602,7 @@ def test_a_quantity_names_no_page_unless_its_title_writes_the_number(site: Site)
         ("/edition/", "What is Rust 2018?", "The edition brings modules and lifetimes in 2018 to everyone."),
         ("/release/", "Release", "Rust 2018 shipped modules for everyone."),
     ])
-    page = {path: corpus.urls.index(url(path)) for path in ("/ratios/", "/espresso/", "/edition/", "/release/")}
+    page = page_numbers(corpus)
     assert finder.anchors(page["/espresso/"], page["/ratios/"]) == [Anchor("Understanding Ratios", "title", 0.0)]
     assert finder.anchors(page["/release/"], page["/edition/"])[0].text == "Rust 2018"
 
@@ -2616,8 +2621,7 @@ def test_a_phrase_that_only_says_when_names_no_page(site: Site) -> None:
         ("/merged/", "Merged", "The modules work was merged in August 2018 for everyone."),
         ("/release/", "Release", "Rust 2018 shipped modules for everyone in August 2018."),
     ])
-    page = {path: corpus.urls.index(url(path))
-            for path in ("/cycle/", "/notes/", "/hours/", "/edition/", "/merged/", "/release/")}
+    page = page_numbers(corpus)
     assert finder.anchors(page["/notes/"], page["/cycle/"])[0].text == "steering cycle"
     assert finder.anchors(page["/hours/"], page["/cycle/"]) == [Anchor("February Steering Cycle", "title", 0.0)]
     assert finder.anchors(page["/merged/"], page["/edition/"]) == [Anchor("What is Rust 2018?", "title", 0.0)]
@@ -2687,7 +2691,7 @@ def test_a_part_of_a_dotted_number_names_nothing_outside_it(site: Site) -> None:
         ("/lockfile/", "Reading a Podfile.lock", "The lockfile pins every pod."),
         ("/pods/", "Pods", "Check the app's Podfile lockfile before you push."),
     ])
-    page = {path: corpus.urls.index(url(path)) for path in ("/release/", "/layouts/", "/changes/", "/lockfile/", "/pods/")}
+    page = page_numbers(corpus)
     assert finder.anchors(page["/layouts/"], page["/release/"]) == [Anchor("Announcing Rust 1.18", "title", 0.0)]
     assert finder.anchors(page["/changes/"], page["/release/"])[0].text == "Rust 1.18"
     podfile = finder.anchors(page["/pods/"], page["/lockfile/"])[0]
@@ -2706,8 +2710,7 @@ def test_a_window_that_holds_a_verb_such_as_had_or_can_is_a_clause_not_an_anchor
         ("/processing/", "How Coffee Is Processed", "Washed, natural and honey processing of coffee cherries."),
         ("/buying/", "Buying", "Learn how coffee is processed before you buy."),
     ])
-    page = {path: corpus.urls.index(url(path)) for path in ("/cycle/", "/notes/", "/kettle/", "/pour/", "/processing/",
-                                                           "/buying/")}
+    page = page_numbers(corpus)
     assert finder.anchors(page["/notes/"], page["/cycle/"])[0].text == "planning meeting"
     assert not any("can" in anchor.text.split() for anchor in finder.anchors(page["/pour/"], page["/kettle/"]))
     assert finder.anchors(page["/buying/"], page["/processing/"])[0].text == "how coffee is processed"  # its name
