@@ -175,17 +175,20 @@ class Tokens:
     def distinct(self, terms: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The term ids of each text's content words, each once, in the order they first come, end to end (int64); how
         many each text has; and the place of each among these words (its first). terms: the vocabulary's size."""
-        ids = self.ids.astype(np.int64)
-        content = np.flatnonzero(ids != STOP)
-        owner = np.repeat(np.arange(len(self.counts)), self.counts)
-        first = content[np.sort(np.unique(owner[content] * terms + ids[content], return_index=True)[1])]
-        return ids[first], np.bincount(owner[first], minlength=len(self.counts)), first
+        codes = self._codes(terms)
+        content = np.flatnonzero(self.ids != STOP)
+        first = content[np.sort(np.unique(codes[content], return_index=True)[1])]
+        return codes[first] % terms, np.bincount(codes[first] // terms, minlength=len(self.counts)), first
 
     def only_in_dotted_words(self, places: np.ndarray, terms: int) -> np.ndarray:
         """Of the words at these places, whether their text writes their term only as a part of a dotted word ("1" and
         "26" of "Rust 1.26"). terms: the vocabulary's size."""
-        codes = np.repeat(np.arange(len(self.counts)), self.counts) * terms + self.ids.astype(np.int64)
+        codes = self._codes(terms)
         return ~np.isin(codes[places], codes[(self.ids != STOP) & ~in_dotted_words(self.dotted)])
+
+    def _codes(self, terms: int) -> np.ndarray:
+        """Each word as text * terms + term id (content words: ids >= 0): its term in its text."""
+        return np.repeat(np.arange(len(self.counts), dtype=np.int64), self.counts) * terms + self.ids.astype(np.int64)
 
     def neighbours(self) -> tuple[np.ndarray, np.ndarray]:
         """(places, keys) of each content word followed in the same phrase by another content word (a space or a hyphen
