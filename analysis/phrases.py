@@ -49,7 +49,7 @@ class Phrases:
     runs: np.ndarray  # where the words of each distinct key start in that order, then the number of words
     run_keys: np.ndarray  # the distinct keys (page * (terms + 1) + term + 1: the page's place among these), sorted
     valid: np.ndarray  # (words, sizes): the window of this size starting at this word may be an anchor
-    content_before: np.ndarray  # non-stop words before each word
+    content_before: np.ndarray  # non-stop words before each word, a version's trailing ".0" aside (_zero_tails)
     article: np.ndarray  # per word: an article (words.ARTICLES), which may start a window and weighs as a word of it
     when_before: np.ndarray  # words before each word that say only when (Vocabulary.words_only_when: "3pm", "2018")
     own_title: np.ndarray  # per word: a content word of its own page's title (_own_title_words)
@@ -78,13 +78,13 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     dotted_before = _before(dotted)
     terms = len(keywords.vocabulary)
     keys = np.repeat(np.arange(len(pages)), tokens.counts) * (terms + 1) + ids + 1
-    content_before = _before(~stop)
     valid = _valid_windows(stop, tokens.joined, dotted, tokens.slashed | tokens.capitals, tokens.article,
                            tokens.phrase_end, blocked)
     places, pairs = tokens.neighbours()
     collocated = np.zeros(len(ids), dtype=bool)
     collocated[places[among(pairs, keywords.collocations)]] = True
     version_first, version_last, versions, version_names = _version_runs(tokens, texts)
+    content_before = _before(~stop & ~_zero_tails(len(ids), version_first, version_last, versions))
     count = len(ids)
     change = np.zeros(count + 1, dtype=np.int64)  # +1 at each version number's first word, -1 after its last
     np.add.at(change, version_first, 1)
@@ -168,6 +168,17 @@ def _version_runs(tokens: Tokens, texts: list[str]) -> tuple[np.ndarray, np.ndar
              for text, start, end, join in zip(text_of.tolist(), tokens.starts[before].tolist(),
                                                tokens.ends[before].tolist(), joined.tolist())]
     return first, last, [min(numbers) for numbers in said if numbers], names
+
+
+def _zero_tails(count: int, first: np.ndarray, last: np.ndarray, versions: list[str]) -> np.ndarray:
+    """Per word: a trailing "0" of a version number (_version_runs), which says nothing: "Rust 1.30.0" is the release
+    of "Announcing Rust 1.30", whose title words it holds whole (windows.find_matches), and a window on it holds no word
+    that names nothing."""
+    parts = np.array([number.count(".") + 1 for number in versions], dtype=np.int64)
+    tail = np.zeros(count + 1, dtype=np.int64)  # +1 at each tail's first word, -1 after its last
+    np.add.at(tail, first + parts, 1)
+    np.add.at(tail, last + 1, -1)
+    return np.cumsum(tail[:-1]) > 0
 
 
 def _stable_order(keys: np.ndarray) -> np.ndarray:
