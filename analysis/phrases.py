@@ -34,6 +34,7 @@ from linkspider.sentences import sentence_at, sentence_spans
 MIN_WORDS, MAX_WORDS = 2, 6
 _VERSION = re.compile(r"(?<![\w.])\d+(?:\.\d+)+(?![.\d]*\w)")  # a version number: "1.45.2", not "3.18a" nor "v2.1.x"
 _NAMED_VERSION = re.compile(r"(\w+) (\d+(?:\.\d+)+)(?![.\d]*\w)")  # "Rustup 1.24.0": a word, a space, a version
+_PRE_RELEASE = re.compile(r"-[^\W\d_]")  # after a version: "-beta.4", "-rc1"
 _WEB_ADDRESS = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 _WEB_WORDS = ("http", "https", "www")  # the words _WEB_ADDRESS starts on
 
@@ -134,32 +135,35 @@ def _valid_windows(stop: np.ndarray, joined: np.ndarray, dotted: np.ndarray, nam
 
 
 def version_numbers(text: str) -> frozenset[str]:
-    """The version numbers a text writes, a trailing ".0" aside ("1.31.0" is "1.31")."""
+    """The version numbers a text writes, a trailing ".0" aside ("1.31.0" is "1.31"); a pre-release's with a dash after
+    it ("1.60.0-beta.4" is "1.60-"): it is not that release."""
     numbers = set()
-    for number in _VERSION.findall(text):
+    for written in _VERSION.finditer(text):
+        number = written.group()
         while number.endswith(".0") and number.count(".") > 1:
             number = number[:-2]
-        numbers.add(number)
+        numbers.add(number + "-" if _PRE_RELEASE.match(text, written.end()) else number)
     return frozenset(numbers)
 
 
 def named_versions(text: str) -> frozenset[tuple[str, str]]:
     """The version numbers a text writes a space after a word, with that word in lower case: ("rustup", "1.24") of
     "Announcing Rustup 1.24.0" (version_numbers)."""
-    return frozenset((name.lower(), number) for name, written in _NAMED_VERSION.findall(text)
-                     for number in version_numbers(written))
+    return frozenset((named.group(1).lower(), number) for named in _NAMED_VERSION.finditer(text)
+                     for number in version_numbers(text[named.start(2):named.end() + 2]))
 
 
 def _version_runs(tokens: Tokens, texts: list[str]) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
     """(first word, last word, what it says, the word a space before it) of each version number the texts write: a run
-    of words joined by dots (words.Tokens.dotted) that reads as one ("1.45.2", not "crates.io" nor "3.18a")."""
+    of words joined by dots (words.Tokens.dotted) that reads as one ("1.45.2", not "crates.io" nor "3.18a"), read
+    with what follows it as far as a pre-release's tag (version_numbers)."""
     dotted = tokens.dotted
     first = np.flatnonzero(dotted & ~np.concatenate([[False], dotted[:-1]]))
     last = np.flatnonzero(~dotted)
     last = last[np.searchsorted(last, first)]  # the last word of a text is joined to nothing: every run ends
     text_of = np.searchsorted(np.cumsum(tokens.counts), first, "right")
-    said = [version_numbers(texts[text][start:end]) for text, start, end in
-            zip(text_of.tolist(), tokens.starts[first].tolist(), tokens.ends[last].tolist())]  # one number or none
+    said = [version_numbers(texts[text][start:end + 2]) for text, start, end in  # one number or none; + 2: "-b" of "-beta"
+            zip(text_of.tolist(), tokens.starts[first].tolist(), tokens.ends[last].tolist())]
     number = np.array([bool(numbers) for numbers in said], dtype=bool)
     first, last, text_of = first[number], last[number], text_of[number]
     before = np.maximum(first - 1, 0)
@@ -172,8 +176,8 @@ def _version_runs(tokens: Tokens, texts: list[str]) -> tuple[np.ndarray, np.ndar
 
 def _zero_tails(count: int, first: np.ndarray, last: np.ndarray, versions: list[str]) -> np.ndarray:
     """Per word: a trailing "0" of a version number (_version_runs), which says nothing: "Rust 1.30.0" is the release
-    of "Announcing Rust 1.30", whose title words it holds whole (windows.find_matches), and a window on it holds no word
-    that names nothing."""
+    of "Announcing Rust 1.30": it holds that title's words whole (windows.find_matches), and no other word that a
+    window's strength would count against it."""
     parts = np.array([number.count(".") + 1 for number in versions], dtype=np.int64)
     tail = np.zeros(count + 1, dtype=np.int64)  # +1 at each tail's first word, -1 after its last
     np.add.at(tail, first + parts, 1)

@@ -2700,19 +2700,22 @@ def test_a_part_of_a_dotted_number_names_nothing_outside_it(site: Site) -> None:
 
 def test_a_release_written_with_a_trailing_zero_is_that_release(site: Site) -> None:
     """"Rust 1.18.0" is the release "Announcing Rust 1.18" (a trailing ".0" says nothing), as "Rust 1.18" is; "Rust
-    1.18.1" is another. No page here writes a plain "0", so the "0" is no word of any target's."""
-    trees = "alder birch cedar elm fir hazel larch maple oak pine rowan spruce willow yew ash beech holly lime".split()
+    1.18.1" is another, and so is a pre-release, "Rust 1.18.0-beta.2". No page here writes a plain "0", so the "0" is no
+    word of any target's."""
+    trees = "alder birch cedar elm fir hazel larch maple oak pine rowan spruce willow yew ash beech holly lime gum teak".split()
     filler = " ".join(f"Filler sentence {word} about deploys, queues and workers here." for word in trees[:10])
     for word in trees[10:]:
         site.page(f"/{word}/", f"Other page {word}", f"{filler} Unusual {word} words belong to this page only.")
     for path, title, sentence in [("/release/", "Announcing Rust 1.18", "Rust 1.18 packs byte layouts tighter."),
                                   ("/zero/", "Zero", "In Rust 1.18.0 the option shrank."),
-                                  ("/point/", "Point", "In Rust 1.18.1 the option shrank.")]:
+                                  ("/point/", "Point", "In Rust 1.18.1 the option shrank."),
+                                  ("/beta/", "Beta", "In Rust 1.18.0-beta.2 the option shrank.")]:
         site.page(path, title, f"{filler} {sentence}")
     corpus = site.corpus()
     finder, page = AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles)), page_numbers(corpus)
     assert finder.anchors(page["/zero/"], page["/release/"])[0].text == "Rust 1.18.0"
     assert finder.anchors(page["/point/"], page["/release/"])[0].source == "title"
+    assert finder.anchors(page["/beta/"], page["/release/"])[0].source == "title"
 
 
 def test_a_window_that_holds_a_verb_such_as_had_or_can_is_a_clause_not_an_anchor(site: Site) -> None:
