@@ -46,7 +46,7 @@ from analysis.phrases import (MAX_WORDS, MIN_WORDS, Phrases, heading_lines, name
                               web_addresses)
 from analysis.series import Series
 from analysis.windows import choose, find_matches, names_held, other_versions, runs_held, strong_windows
-from analysis.words import (DETERMINERS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past, run_hashes,
+from analysis.words import (DETERMINERS, PHRASE_BREAKS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past, run_hashes,
                             says_when_in_its_year, stem, word_counts)
 from linkspider.sentences import sentence_at
 
@@ -63,11 +63,13 @@ NAME_SAID_WORDS = 3
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (Ranked.fill takes another when one is used)
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
 WHOLE_NAME_WORDS = 7  # a name of up to this many words is its own title fallback, uncut (title_anchor)
+LONGEST_TITLE_ANCHOR = 12  # a longer name is cut at MAX_WORDS words where no phrase of it ends before (title_anchor)
 TRAILING = ",;:.-\u2013\u2014(["  # what a cut title anchor does not end on, nor on one of DANGLING
 DANGLING = frozenset("a an the this that these those its our your their of for to in on at by with from into onto over "
                      "under about as via per than and or but nor if because while when where is are was were be been has "
                      "have had will would can could do does".split())  # words that lead into the rest of a title
 _NAMING = re.compile(r"[^\W\d_]|\d\.\d")  # a letter of any script, or a dotted number ("1.34", a release; "8.16", a section)
+_PHRASE_BREAKS = frozenset(PHRASE_BREAKS)
 _TITLE_HEAD = re.compile(r" [-\u2013\u2014] ")  # between a title's head and the rest: "timeit - Measure execution time"
 
 
@@ -92,18 +94,32 @@ def short_title(title: str) -> str:
 
 def title_anchor(name: str) -> str:
     """The fallback anchor: the page's name (page_names), whole up to WHOLE_NAME_WORDS words (cut at six, "Getting the
-    Best from a Moka Pot" read "Getting the Best from a Moka", and "What to do if you are stuck" "What to do if you");
-    a longer one cut at MAX_WORDS words, less the words that lead into the rest of it (DANGLING) and the punctuation it
-    would end on ("A call for contributors from the WG-prioritization team" -> "A call for contributors", "Rust 1.1
-    stable, the Community Subteam, and RustCamp" -> "Rust 1.1 stable, the Community Subteam"): a link's text that stops
-    on "the", "for" or a comma reads as cut off."""
+    Best from a Moka Pot" read "Getting the Best from a Moka", and "What to do if you are stuck" "What to do if you").
+    A longer one is cut where a phrase of it ends (_ends_a_phrase), keeping at most MAX_WORDS words and at least half
+    of them ("A call for contributors from the WG-prioritization team" -> "A call for contributors", "Rust 1.1 stable,
+    the Community Subteam, and RustCamp" -> "Rust 1.1 stable, the Community Subteam"), less the words that lead into
+    the rest of it (DANGLING) and the punctuation it would end on: a link's text that stops on "the", "for" or a comma
+    reads as cut off, and so does one cut inside a phrase ("So you want to do a CSS3 3D transform?" read "So you
+    want", "How to Start Small with Big Data and Google Analytics" "How to Start Small with Big"). A name with no such
+    place is whole up to LONGEST_TITLE_ANCHOR words, else cut at MAX_WORDS all the same."""
     words = name.split()
     if len(words) <= WHOLE_NAME_WORDS:
         return " ".join(words)
-    kept = words[:MAX_WORDS]
+    ends = [end for end in range(max(MIN_WORDS, (len(words) + 1) // 2), MAX_WORDS + 1) if _ends_a_phrase(words, end)]
+    if not ends and len(words) <= LONGEST_TITLE_ANCHOR:
+        return " ".join(words)
+    kept = words[:ends[-1] if ends else MAX_WORDS]
     while len(kept) > 1 and (kept[-1].strip(TRAILING).lower() in DANGLING or not any(map(str.isalnum, kept[-1]))):
         kept.pop()
     return " ".join(kept).rstrip(TRAILING)
+
+
+def _ends_a_phrase(words: list[str], end: int) -> bool:
+    """Whether words[:end] of a title end where a phrase of it does: on a mark ("Subteam,", "Certificate?"; not the
+    comma of a date, "October 15, 2018") or before a word that no noun phrase runs on through ("Program | at Artsy",
+    "report | for 2021-04-27"), but "to", which as often leads a verb ("How to | Start", "want | to do")."""
+    mark = words[end - 1][-1] in ",:;?!" and not (words[end - 1][-1] == "," and words[end][:1].isdigit())
+    return mark or words[end].lower() in _PHRASE_BREAKS - {"to"}
 
 
 def page_names(titles: list[str]) -> list[str]:

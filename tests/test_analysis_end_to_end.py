@@ -166,7 +166,7 @@ def test_text_anchors_are_at_their_offset_in_the_source(analysed: Analysed) -> N
             text_anchors += 1
         else:
             assert row["offset"] is None
-            assert row["anchor"] == title_anchor(row["target_title"])  # seven words or fewer as it is, else cut to six
+            assert row["anchor"] == title_anchor(row["target_title"])  # seven words or fewer as it is, else cut where a phrase ends
     assert text_anchors > 10
 
 

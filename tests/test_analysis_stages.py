@@ -1170,7 +1170,7 @@ def test_the_queue_held_as_columns_reads_back_the_suggestions_it_was_given() -> 
     back equal to the one made as an object (its sentence by with_context), by index, slice, iteration and comparison,
     and so do the fields the export reads without making the objects."""
     texts = ["Intro line.\nRead about raw pointers here. Then more.", "Second page, no sentence end", "x"]
-    names = ["First page", "A very long name of the second page here", "Third"]
+    names = ["First page", "A very long name of the second page here, with many more words than most", "Third"]
     made = [Suggestion(0, 1, 0.5625, 1.2345, anchors.with_context(Anchor("raw pointers", "text", 0.75, 23), texts[0]), True),
             Suggestion(1, 0, 0.25, 1.0, anchors.with_context(Anchor("no sentence", "text", 0.5, 13), texts[1]), False),
             Suggestion(2, 1, 0.125, 0.5, Anchor(title_anchor(names[1]), "title", 0.0), False)]
@@ -1768,7 +1768,12 @@ def test_an_anchor_is_never_taken_from_a_heading_but_the_name_it_writes_out_stil
 @pytest.mark.parametrize(("name", "anchor"), [
     ("A call for contributors from the WG-prioritization team", "A call for contributors"),
     ("Rust 1.1 stable, the Community Subteam, and RustCamp", "Rust 1.1 stable, the Community Subteam"),
-    ("A call for Rust 2019 Roadmap blog posts", "A call for Rust 2019 Roadmap"),
+    ("A call for Rust 2019 Roadmap blog posts", "A call for Rust 2019 Roadmap blog posts"),  # no place ends a phrase
+    ("So you want to do a CSS3 3D transform?", "So you want to do a CSS3 3D transform?"),  # "to" may lead a verb
+    ("Close to the Metal: Debugging Our Hardware Problem", "Close to the Metal"),  # at least half its words
+    ("Update on the October 15, 2018 incident on crates.io", "Update on the October 15, 2018 incident on crates.io"),
+    ("Keeping Rust projects secure with cargo-audit 0.9: dependency trees, core advisories, unmaintained crates",
+     "Keeping Rust projects secure with cargo-audit"),  # over LONGEST_TITLE_ANCHOR words: six at most all the same
     ("Rustup 1.24.0 release incident report for 2021-04-27 and after", "Rustup 1.24.0 release incident report"),
     ("Getting the Best from a Moka Pot", "Getting the Best from a Moka Pot"),  # seven words or fewer: the name as it is
     ("Rust 1.0: status report and final timeline", "Rust 1.0: status report and final timeline"),
