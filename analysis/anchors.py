@@ -238,6 +238,14 @@ class Found:
             column[row] = empty
             column[row, :len(values)] = values
 
+    def lead_within(self, row: int, start: int, end: int) -> None:
+        """Make the pair's first anchor that lies inside the span its first, the others after it in their order."""
+        starts, ends = self.starts[row], self.ends[row]
+        inside = np.flatnonzero((starts >= start) & (ends <= end) & (starts >= 0))[:1]
+        order = np.concatenate([inside, np.setdiff1d(np.arange(len(starts)), inside)])
+        for column in (self.starts, self.ends, self.strengths):
+            column[row] = column[row, order]
+
     def alternatives(self, rows: np.ndarray) -> Iterator[tuple[list[int], list[int], list[float]]]:
         """(starts, ends, strengths) of these rows' text anchors, as lists read from the arrays at once."""
         return zip(self.starts[rows].tolist(), self.ends[rows].tolist(), self.strengths[rows].tolist())
@@ -400,7 +408,7 @@ class AnchorFinder:
             phrases = phrases_of(self.corpus, self.keywords, pages, texts)
             matches = self._matches(phrases, where, sources[rows], pair_targets, names)
             asked = self._search_block(phrases, texts, where, pair_targets, matches, found, select is not None)
-            found.name_said, leads = self.names_said(sources[rows], *asked, dict(zip(pages, texts)))
+            found.name_said, leads, long_names = self.names_said(sources[rows], *asked, dict(zip(pages, texts)))
             if self.corpus.citations:
                 leads = self._cited(pages, texts, where, pair_targets, found, leads) | leads
             found.anchorable[list(leads)] = True
@@ -412,28 +420,32 @@ class AnchorFinder:
             for row in wanted.tolist():
                 if row in leads:
                     found.lead_with(row, *leads[row])
+                elif row in long_names:
+                    found.lead_within(row, *long_names[row])
             return rows, found, wanted
 
         with ThreadPoolExecutor(THREADS) as pool:
             yield from pool.map(search, self._blocks(sources))
 
     def names_said(self, sources: np.ndarray, rows: np.ndarray, names: np.ndarray, held: dict[int, str] | None = None
-                   ) -> tuple[np.ndarray, dict[int, tuple[int, int]]]:
+                   ) -> tuple[np.ndarray, dict[int, tuple[int, int]], dict[int, tuple[int, int]]]:
         """Which pairs' sources write out one of the names asked of them (rows[i] is asked name names[i], by its place
         in _asked: the target's name or one of its cited_headings, NAME_SAID_WORDS words or more, or its title's head)
         word for word (case, spacing and punctuation aside; a name of two words in its title's case, in prose:
         _cased_at): an editor citing the page by its name, or a part of it by its heading, the surest sign of a link.
         And, by pair, where the source writes out the target's own name (not a heading: a source often writes several
         headings of one target, and its editor links another), if that may be an anchor (at most MAX_WORDS words, in
-        no existing link, code block or template line): the citation is the anchor (Found.lead_with).
+        no existing link, code block or template line): the citation is the anchor (Found.lead_with). And, by pair,
+        where it writes out a longer one so: an anchor inside it goes first (Found.lead_within), for the link belongs
+        on the citation ("How To Write Unit Tests Like a Brood Parasite" in a list of posts), not on a phrase elsewhere.
 
         A pair is asked only the names whose every content word its source holds (PageNames.held): a few in a
         hundred candidates, and of a target with many headings the one or two its source may cite. held: the sources'
         texts by page, where the caller holds them (else read).
         """
-        said, names_at = np.zeros(len(sources), dtype=bool), {}
+        said, names_at, long_names_at = np.zeros(len(sources), dtype=bool), {}, {}
         if not len(names):
-            return said, names_at
+            return said, names_at, long_names_at
         pages, place = np.unique(sources[rows], return_inverse=True)
         read = self.corpus.texts.many(pages.tolist()) if held is None else [held[page] for page in pages.tolist()]
         texts = [text.lower() for text in read]
@@ -449,11 +461,11 @@ class AnchorFinder:
                 found = next(_said_spans(name.pattern, text), None)
             said[row] = found is not None
             if (said[row] and len(text) == self.corpus.texts.length(source)  # lowering kept every offset
-                    and len(name.words) <= MAX_WORDS and written in self._page_names):
+                    and written in self._page_names):
                 span = _balanced(text, *found)
                 if span is not None and self._open(source, read[place[at]], *span):
-                    names_at[row] = span
-        return said, names_at
+                    (names_at if len(name.words) <= MAX_WORDS else long_names_at)[row] = span
+        return said, names_at, long_names_at
 
     def _cited(self, pages: list[int], texts: list[str], where: np.ndarray, targets: np.ndarray, found: Found,
                names_at: dict[int, tuple[int, int]]) -> dict[int, tuple[int, int]]:

@@ -1668,7 +1668,7 @@ def test_a_source_that_writes_out_the_targets_name_cites_it_and_that_pair_ranks_
     found = finder.search_all(np.array(sources), np.array([target, target, target]))
     assert found.name_said.tolist() == [True, False, False]  # but only /cites/ writes out the name
     release, point, cites_release = (corpus.urls.index(url(path)) for path in ("/release/", "/point-release/", "/cites-release/"))
-    said, _ = finder.names_said(np.array([point, cites_release]), np.array([0, 1]),
+    said, _, _ = finder.names_said(np.array([point, cites_release]), np.array([0, 1]),
                                 np.full(2, finder.said_names.texts.index("Announcing Widget 1.26")))
     assert said.tolist() == [False, True]  # "1.26.1" and "1.2" are other versions: the name's last word goes on or stops short
     words = Candidate(source=cites, target=close, similarity=0.85, lexical=0.5, template_linked=False)  # above, but for the name
@@ -2701,6 +2701,21 @@ def test_a_part_of_a_dotted_number_names_nothing_outside_it(site: Site) -> None:
     assert finder.anchors(page["/changes/"], page["/release/"])[0].text == "Rust 1.18"
     podfile = finder.anchors(page["/pods/"], page["/lockfile/"])[0]
     assert podfile.source == "text" and "Podfile" in podfile.text
+
+
+def test_a_name_too_long_to_be_the_anchor_written_out_holds_the_anchor(site: Site) -> None:
+    """A source that writes out a target's name of more than six words cites it there: the anchor is a phrase inside
+    that citation, not the same words earlier in the text, which would be the first among equals."""
+    corpus, finder = filler_site(site, "deploys, queues and workers", [
+        ("/brood/", "How To Write Unit Tests Like a Brood Parasite", "Brood parasites lay eggs; unit tests borrow nests."),
+        ("/reading/", "Reading", "We review unit tests in pairs. "
+                                 "Our reading list: How To Write Unit Tests Like a Brood Parasite - on metaphors."),
+    ])
+    page = page_numbers(corpus)
+    text = corpus.texts[page["/reading/"]]
+    cited = text.index("How To Write")
+    first = finder.anchors(page["/reading/"], page["/brood/"])[0]
+    assert first.source == "text" and cited <= first.offset < cited + len("How To Write Unit Tests Like a Brood Parasite")
 
 
 def test_a_release_written_with_a_trailing_zero_is_that_release(site: Site) -> None:
