@@ -85,12 +85,9 @@ def phrases_of(corpus: Corpus, keywords: Keywords, pages: list[int], texts: list
     collocated = np.zeros(len(ids), dtype=bool)
     collocated[places[among(pairs, keywords.collocations)]] = True
     version_first, version_last, versions, version_names = _version_runs(tokens, texts)
-    content_before = _before(~stop & ~_zero_tails(len(ids), version_first, version_last, versions))
     count = len(ids)
-    change = np.zeros(count + 1, dtype=np.int64)  # +1 at each version number's first word, -1 after its last
-    np.add.at(change, version_first, 1)
-    np.add.at(change, version_last + 1, -1)
-    versioned_before = _before(np.cumsum(change[:-1]) > 0)
+    content_before = _before(~stop & ~_zero_tails(count, version_first, version_last, versions))
+    versioned_before = _before(_covered(count, version_first, version_last + 1))
     order = _stable_order(keys)
     keys = keys[order]
     previous_same = np.full(count, -1, dtype=np.int64)
@@ -179,10 +176,7 @@ def _zero_tails(count: int, first: np.ndarray, last: np.ndarray, versions: list[
     of "Announcing Rust 1.30": it holds that title's words whole (windows.find_matches), and no other word that a
     window's strength would count against it."""
     parts = np.array([number.count(".") + 1 for number in versions], dtype=np.int64)
-    tail = np.zeros(count + 1, dtype=np.int64)  # +1 at each tail's first word, -1 after its last
-    np.add.at(tail, first + parts, 1)
-    np.add.at(tail, last + 1, -1)
-    return np.cumsum(tail[:-1]) > 0
+    return _covered(count, first + parts, last + 1)
 
 
 def _stable_order(keys: np.ndarray) -> np.ndarray:
@@ -193,6 +187,15 @@ def _stable_order(keys: np.ndarray) -> np.ndarray:
     if len(keys) and int(keys.max()) >> (63 - shift):
         return np.argsort(keys, kind="stable")
     return np.sort(keys << shift | np.arange(len(keys))) & ((1 << shift) - 1)
+
+
+def _covered(count: int, first: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """Per word of count: whether some span of words first[i] <= word < after[i] holds it (+1 where each starts, -1
+    where it ends, summed)."""
+    change = np.zeros(count + 1, dtype=np.int64)
+    np.add.at(change, first, 1)
+    np.add.at(change, after, -1)
+    return np.cumsum(change[:-1]) > 0
 
 
 def _before(flags: np.ndarray) -> np.ndarray:
@@ -229,10 +232,7 @@ def _blocked(corpus: Corpus, pages: list[int], tokens: Tokens, texts: list[str],
     after = np.concatenate([np.searchsorted(starts, _keys(linked[:, 0], linked[:, 2]), "left"),  # and starting before the end
                             np.searchsorted(ends, _keys(apart[:, 0], apart[:, 2]), "right")])
     spanned = first < after
-    change = np.zeros(len(place) + 1, dtype=np.int64)
-    np.add.at(change, first[spanned], 1)
-    np.add.at(change, after[spanned], -1)
-    return np.cumsum(change[:-1]) > 0
+    return _covered(len(place), first[spanned], after[spanned])
 
 
 def heading_lines(text: str, headings: str) -> list[tuple[int, int]]:
