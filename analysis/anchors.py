@@ -46,8 +46,8 @@ from analysis.phrases import (MAX_WORDS, MIN_WORDS, Phrases, heading_lines, name
                               web_addresses)
 from analysis.series import Series
 from analysis.windows import choose, find_matches, names_held, other_versions, runs_held, strong_windows
-from analysis.words import (DETERMINERS, PHRASE_BREAKS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past, run_hashes,
-                            says_when_in_its_year, stem, word_counts)
+from analysis.words import (DETERMINERS, PHRASE_BREAKS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past,
+                            run_hashes, says_when_in_its_year, stem, word_counts)
 from linkspider.sentences import sentence_at
 
 SHORTER_ANCHOR = 0.2  # per word, times the pair's best strength: the anchor shown is the window with the most strength less this
@@ -69,7 +69,7 @@ DANGLING = frozenset("a an the this that these those its our your their of for t
                      "under about as via per than and or but nor if because while when where is are was were be been has "
                      "have had will would can could do does".split())  # words that lead into the rest of a title
 _NAMING = re.compile(r"[^\W\d_]|\d\.\d")  # a letter of any script, or a dotted number ("1.34", a release; "8.16", a section)
-_PHRASE_BREAKS = frozenset(PHRASE_BREAKS)
+_TITLE_BREAKS = frozenset(PHRASE_BREAKS) - {"to"}  # a title cut before one reads whole (_ends_a_phrase)
 _TITLE_HEAD = re.compile(r" [-\u2013\u2014] ")  # between a title's head and the rest: "timeit - Measure execution time"
 
 
@@ -119,7 +119,7 @@ def _ends_a_phrase(words: list[str], end: int) -> bool:
     comma of a date, "October 15, 2018") or before a word that no noun phrase runs on through ("Program | at Artsy",
     "report | for 2021-04-27"), but "to", which as often leads a verb ("How to | Start", "want | to do")."""
     mark = words[end - 1][-1] in ",:;?!" and not (words[end - 1][-1] == "," and words[end][:1].isdigit())
-    return mark or words[end].lower() in _PHRASE_BREAKS - {"to"}
+    return mark or words[end].lower() in _TITLE_BREAKS
 
 
 def page_names(titles: list[str]) -> list[str]:
