@@ -68,6 +68,7 @@ TRAILING = ",;:.-\u2013\u2014(["  # what a cut title anchor does not end on, nor
 DANGLING = frozenset("a an the this that these those its our your their of for to in on at by with from into onto over "
                      "under about as via per than and or but nor if because while when where is are was were be been has "
                      "have had will would can could do does".split())  # words that lead into the rest of a title
+LABEL_PAGES = 5  # an anchor text the site links more pages with is a label ("Read on →"), no page's name (_naming_links)
 _NAMING = re.compile(r"[^\W\d_]|\d\.\d")  # a letter of any script, or a dotted number ("1.34", a release; "8.16", a section)
 _TITLE_BREAKS = frozenset(PHRASE_BREAKS) - {"to"}  # a title cut before one reads whole (_ends_a_phrase)
 _TITLE_HEAD = re.compile(r" [-\u2013\u2014] ")  # between a title's head and the rest: "timeit - Measure execution time"
@@ -582,27 +583,37 @@ class AnchorFinder:
         return TargetTerms(np.concatenate([[0], np.cumsum(counts)]), ids, weights, titled, rare, in_number, whole_title)
 
     @cached_property
-    def _links_by_target(self) -> tuple[np.ndarray, np.ndarray]:
-        """The places of the inbound anchors (Corpus.inbound_anchors) by target, and where each target's start: the
-        queue's later rows are searched a few targets at a time, and a pass over every link for their anchors cost
-        ~30 ms a search at 300,000 synthetic pages (1.6M links), most of the searches' time (BENCHMARKS.md)."""
-        targets = np.frombuffer(self.corpus.inbound_anchors.targets, dtype=np.int64)
-        by_target = np.argsort(targets, kind="stable")
-        return by_target, np.searchsorted(targets[by_target], np.arange(len(self.corpus) + 1))
+    def _naming_links(self) -> tuple[np.ndarray, np.ndarray]:
+        """The places of the inbound anchors (Corpus.inbound_anchors) that may name their target, by target, and where
+        each target's start: the queue's later rows are searched a few targets at a time, and a pass over every link
+        for their anchors cost ~30 ms a search at 300,000 synthetic pages (1.6M links), most of the searches' time
+        (BENCHMARKS.md).
+
+        An anchor of a plain number or a mark names nothing: the "[15]" of a generated index's entries or a footnote's
+        "(3)" (a third of CMake's content links, 8,304 of 22,772) would make every "15" and "3" of a source a word of
+        the page's name. A dotted number does name one: "1.34" for "Announcing Rust 1.34.0" (_NAMING). Nor does a
+        label, a text the site links more than LABEL_PAGES pages with: artsy's listings link 47 posts "Read on →",
+        which made "read" a word of each one's name and "Thanks for reading" or "sure to read" an anchor of 57 of its
+        suggestions (Milne and Witten weigh an anchor text by the share of its links that point at the page)."""
+        links, pages = self.corpus.inbound_anchors, len(self.corpus)
+        targets = np.frombuffer(links.targets, dtype=np.int64)
+        texts: dict[str, int] = {}
+        text_ids = np.array([texts.setdefault(text.strip().lower(), len(texts)) for text in links.texts], dtype=np.int64)
+        pages_linked = np.bincount(distinct(text_ids * pages + targets) // pages, minlength=len(texts))
+        naming = np.array([_NAMING.search(text) is not None for text in texts], dtype=bool) & (pages_linked <= LABEL_PAGES)
+        kept = np.flatnonzero(naming[text_ids])
+        by_target = kept[np.argsort(targets[kept], kind="stable")]
+        return by_target, np.searchsorted(targets[by_target], np.arange(pages + 1))
 
     def _link_words(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The words of the anchors other pages already link these targets with (what the site's editors call each
-        one), as sorted codes target * columns + term id, and their weights: LINK_TEXT_WEIGHT times the word's share
-        of an anchor's IDF (as a title word's of the title, but over the anchor's words some page holds: an anchor
-        from a page left out of the corpus may hold others), its largest over the target's anchors. An anchor of a
-        plain number or a mark names nothing: the "[15]" of a generated index's entries or a footnote's "(3)" (a third
-        of CMake's content links, 8,304 of 22,772) would make every "15" and "3" of a source a word of the page's name.
-        A dotted number does name one: "1.34" for "Announcing Rust 1.34.0" (_NAMING)."""
+        one, _naming_links), as sorted codes target * columns + term id, and their weights: LINK_TEXT_WEIGHT times the
+        word's share of an anchor's IDF (as a title word's of the title, but over the anchor's words some page holds:
+        an anchor from a page left out of the corpus may hold others), its largest over the target's anchors."""
         columns, idf = len(self.keywords.idf), self.keywords.idf
-        links, (by_target, starts) = self.corpus.inbound_anchors, self._links_by_target
+        links, (by_target, starts) = self.corpus.inbound_anchors, self._naming_links
         link_targets = np.frombuffer(links.targets, dtype=np.int64)
-        rows = np.sort(by_target[run_items(starts[targets], starts[targets + 1] - starts[targets])[1]])
-        wanted = np.array([row for row in rows.tolist() if _NAMING.search(links.texts[row])], dtype=np.int64)
+        wanted = np.sort(by_target[run_items(starts[targets], starts[targets + 1] - starts[targets])[1]])
         tokens = self.keywords.vocabulary.tokenize([links.texts[row] for row in wanted.tolist()])
         words = tokens.ids.astype(np.int64)
         link = np.repeat(np.arange(len(wanted)), tokens.counts)

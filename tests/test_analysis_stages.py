@@ -2581,6 +2581,29 @@ def test_an_anchor_of_a_plain_number_names_nothing_of_the_page_it_links(site: Si
     assert finder().anchors(source, target)[0].text == "15 times"
 
 
+def test_a_label_the_site_links_many_pages_with_names_none_of_them(site: Site) -> None:
+    """A listing that links each post "Read on →" teaches no post that "read" is its name: artsy's did, and "Thanks for
+    reading" or "sure to read" became anchors. The same text linking up to LABEL_PAGES pages may still name each."""
+    topics = ("espresso", "oolong", "kefir", "sourdough", "kombucha", "miso")
+    labels = [*["Read on \u2192"] * anchors.LABEL_PAGES, "read on \u2192 "]  # the last the same, case and spacing aside
+    listing = "".join(f"{topic}. {label}" for topic, label in zip(topics, labels))
+    filler_site(site, "deploys, queues and workers", [*((f"/{topic}/", f"{topic.title()} Notes", f"All about {topic}.")
+                                                        for topic in topics),
+                                                      ("/archive/", "Archive", listing),
+                                                      ("/design/", "Thoughts", "Be sure to read this before you start.")])
+
+    def first_anchor() -> Anchor:
+        corpus = site.corpus()
+        target, source = corpus.urls.index(url("/espresso/")), corpus.urls.index(url("/design/"))
+        return AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles)).anchors(source, target)[0]
+
+    for topic, label in zip(topics, labels):
+        if topic == topics[-1]:
+            assert first_anchor().source == "text"  # "read" still names each of five pages
+        site.link("/archive/", f"/{topic}/", label, offset=site.texts[url("/archive/")].index(f"{topic}. {label}") + len(topic) + 2)
+    assert first_anchor() == Anchor("Espresso Notes", "title", 0.0)
+
+
 def test_an_article_starts_an_anchor_that_ends_a_phrase(site: Site) -> None:
     """A name of one word needs a second: "the AeroPress" where no other word stands beside it in the phrase (before,
     the shortest anchor was "AeroPress in the morning"), but a word of its own phrase before an article ("portable
