@@ -268,6 +268,8 @@ def named_as_written(corpus: Corpus, pairs: np.ndarray, title_words: np.ndarray)
 def _written_as(word: str, text: str) -> bool:
     """Whether the text writes the word as it is written (case and all), as a whole word, and not only first in a
     sentence where it is a capitalised common word."""
+    if word not in text:  # most never write it so: no pattern made (9,278 pairs at 100,000 synthetic pages, 0.46 -> 0.09 s)
+        return False
     capitalised = word[:1].isupper() and word[1:].islower()
     for match in re.finditer(rf"(?<![\w.-]){re.escape(word)}(?![\w-])", text):
         before = match.start()
