@@ -2,7 +2,7 @@
 
 Ranked.fill (score.py) decides which rows enter the queue one at a time: the caps and the anchors already used make each
 row depend on the rows before it. In Python that walk cost ~9 us a row, 3.6 s of 100,000 synthetic pages with the
-second core idle (BENCHMARKS.md, "Analysis"). Here its state is arrays (and a dictionary of the anchors used) and its
+second core idle (BENCHMARKS.md, "Analysis"). Here its state is arrays (the anchors used in a hash table of two) and its
 loop is compiled; it stops for what only Python has: a title's key (anchors.title_anchor), a phrase's completion
 (anchors.completion: found beforehand for each row's likeliest anchor) and the next row of a source whose row it
 refused (score.Ranked._row searches its anchors then). The rules are Ranked.fill's; phrases are compared by their keys
@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from analysis.anchor_keys import LINKED, MAY_COMPLETE, SHOWN, phrase_key, phrase_keys
@@ -24,8 +23,10 @@ from analysis.load import Spans
 
 SAME_ANCHOR_PAGES = 2  # pages that may point one anchor text at one target: editors repeat a name, not a dozen times
 UNKNOWN = -2  # a completion (Rows.longer) or a title's length (QueueFill's) not found yet
-DONE, REFUSED, WAITING, NEEDS_TITLE, NEEDS_COMPLETION, FULL = range(6)  # why _walk stopped
+DONE, REFUSED, WAITING, NEEDS_TITLE, NEEDS_COMPLETION, FULL, GROW = range(7)  # why _walk stopped
 OUT_ROWS = 65_536  # rows taken that _walk holds before they are added to the queue
+USED_SLOTS = 1024  # QueueFill.used's at first, doubled as it would pass half full
+_SPREAD, _MIX = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)  # _used_slot's hash: Fibonacci's, as lookup.py's
 Taken = Callable[[np.ndarray, np.ndarray, np.ndarray], None]  # adds rows taken to the queue: (rows, spans, strengths)
 
 
@@ -61,8 +62,10 @@ class QueueFill:
         self.named_keys, self.named_pages = _page_named(names)
         self.title_keys, self.title_lengths = np.zeros(pages, np.uint64), np.full(pages, UNKNOWN, np.int64)
         self.per_target, self.wanted, self.walk_order = (np.zeros(pages, np.int64) for _ in range(3))
-        self.counts = np.zeros(2, np.int64)  # targets walked (walk_order's), rows taken and not yet handed over
-        self.used = numba.typed.Dict.empty(numba.types.Tuple((numba.types.uint64, numba.types.int64)), numba.types.int64)
+        self.counts = np.zeros(3, np.int64)  # targets walked (walk_order's), rows taken not yet handed over, used_keys held
+        # the anchors used: (target + 1, phrase key) -> pages that point it at the target, a hash table (_used_slot); a
+        # numba typed dict compiled its own functions anew in every process (BENCHMARKS.md, "Analysis")
+        self.used_keys, self.used_pages = np.zeros((USED_SLOTS, 2), np.uint64), np.zeros(USED_SLOTS, np.int64)
         self.taken_spans = np.zeros((pages * max_per_page, 2), np.int64)  # source s's from s * max_per_page
         self.taken_keys = np.zeros(pages * max_per_page, np.uint64)
         self.taken_lengths, self.taken_count = np.zeros(pages * max_per_page, np.int64), np.zeros(pages, np.int64)
@@ -97,8 +100,9 @@ class QueueFill:
                 rows.flags, rows.longer, rows.longer_keys, position, top is not None, *(top[:3] if top else (0.0, 0, 0)),
                 self.max_per_page, self.max_per_target, self.named_keys, self.named_pages, self.title_keys,
                 self.title_lengths, self.links.starts, self.links.spans, self.link_keys, self.per_target, self.wanted,
-                self.walk_order, self.counts, self.used, self.taken_spans, self.taken_keys, self.taken_lengths,
-                self.taken_count, self.out_rows, self.out_spans, self.out_strengths)
+                self.walk_order, self.counts, self.used_keys, self.used_pages,
+                self.taken_spans, self.taken_keys, self.taken_lengths, self.taken_count, self.out_rows, self.out_spans,
+                self.out_strengths)
             if why == NEEDS_TITLE:
                 title = title_anchor(self.names[detail]).lower()
                 self.title_keys[detail], self.title_lengths[detail] = phrase_key(title), len(title)
@@ -106,6 +110,10 @@ class QueueFill:
                 self.complete(rows, position, detail)
             elif why == FULL:
                 self.hand_over(taken)
+            elif why == GROW:
+                keys, pages = np.zeros((2 * len(self.used_keys), 2), np.uint64), np.zeros(2 * len(self.used_keys), np.int64)
+                _placed(self.used_keys, self.used_pages, keys, pages)
+                self.used_keys, self.used_pages = keys, pages
             else:
                 return why, position, detail
 
@@ -145,8 +153,8 @@ def _page_named(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
 @compiled
 def _walk(rows, sources, targets, scores, starts, ends, strengths, keys, flags, longer, longer_keys, position, waiting,
           top_score, top_source, top_target, max_per_page, max_per_target, named_keys, named_pages, title_keys,
-          title_lengths, link_starts, link_spans, link_keys, per_target, wanted, walk_order, counts, used, taken_spans,
-          taken_keys, taken_lengths, taken_count, out_rows, out_spans, out_strengths):
+          title_lengths, link_starts, link_spans, link_keys, per_target, wanted, walk_order, counts, used_keys, used_pages,
+          taken_spans, taken_keys, taken_lengths, taken_count, out_rows, out_spans, out_strengths):
     """QueueFill.walk's loop: returns (why it stopped, the next position, what Python is asked for): the source refused
     (REFUSED), the target whose title key (NEEDS_TITLE) or the option whose completion (NEEDS_COMPLETION) it needs;
     else -1."""
@@ -156,6 +164,8 @@ def _walk(rows, sources, targets, scores, starts, ends, strengths, keys, flags, 
             return WAITING, row, -1
         if counts[1] == len(out_rows):
             return FULL, row, -1
+        if 2 * (counts[2] + 1) > len(used_keys):  # the anchors used would pass half the table's slots
+            return GROW, row, -1
         if per_target[target] >= max_per_target:
             _walked(target, wanted, walk_order, counts)
             return REFUSED, row + 1, source
@@ -166,7 +176,7 @@ def _walk(rows, sources, targets, scores, starts, ends, strengths, keys, flags, 
         for option in range(starts.shape[1]):
             start, end, key = starts[row, option], ends[row, option], keys[row, option]
             if (flags[row, option] & SHOWN and not flags[row, option] & LINKED
-                    and used.get((key, np.int64(target)), 0) < SAME_ANCHOR_PAGES
+                    and used_pages[_used_slot(used_keys, target, key)] < SAME_ANCHOR_PAGES
                     and _names(named_keys, named_pages, key, target)
                     and not _holds(taken_keys, taken_lengths, base, held, key, end - start)
                     and not _overlaps(taken_spans, base, held, start, end)):
@@ -192,18 +202,42 @@ def _walk(rows, sources, targets, scores, starts, ends, strengths, keys, flags, 
                 return NEEDS_TITLE, row, target
             key, length = title_keys[target], title_lengths[target]
             _walked(target, wanted, walk_order, counts)
-            if (used.get((key, np.int64(target)), 0) >= SAME_ANCHOR_PAGES
+            if (used_pages[_used_slot(used_keys, target, key)] >= SAME_ANCHOR_PAGES
                     or _holds(taken_keys, taken_lengths, base, held, key, length)
                     or _links_have(link_starts, link_spans, link_keys, source, key, length)):
                 return REFUSED, row + 1, source
             start = shown_end = -1
             strength = 0.0
-        used[(key, np.int64(target))] = used.get((key, np.int64(target)), 0) + 1
+        slot = _used_slot(used_keys, target, key)
+        if used_keys[slot, 0] == 0:
+            used_keys[slot, 0], used_keys[slot, 1] = target + 1, key
+            counts[2] += 1
+        used_pages[slot] += 1
         per_target[target] += 1
         out = counts[1]
         out_rows[out], out_spans[out, 0], out_spans[out, 1], out_strengths[out] = rows[row], start, shown_end, strength
         counts[1] += 1
     return DONE, len(rows), -1
+
+
+@compiled
+def _used_slot(used_keys, target, key) -> int:
+    """The slot of QueueFill.used_keys (a power of two of them) that holds (target + 1, key), else the free slot where
+    it would go (a free one holds 0 and counts no pages): open addressing, the next slot tried after a taken one."""
+    mask, low = len(used_keys) - 1, np.uint64(target + 1)
+    slot = np.int64((((key ^ (low * _MIX)) * _SPREAD) >> np.uint64(32)) & np.uint64(mask))  # the product's middle bits
+    while used_keys[slot, 0] != 0 and (used_keys[slot, 0] != low or used_keys[slot, 1] != key):
+        slot = (slot + 1) & mask
+    return slot
+
+
+@compiled
+def _placed(used_keys, used_pages, keys, pages) -> None:
+    """Put the anchors used of one table (used_keys, used_pages) in a larger one (keys, pages)."""
+    for at in range(len(used_keys)):
+        if used_keys[at, 0] != 0:
+            slot = _used_slot(keys, np.int64(used_keys[at, 0]) - 1, used_keys[at, 1])
+            keys[slot, 0], keys[slot, 1], pages[slot] = used_keys[at, 0], used_keys[at, 1], used_pages[at]
 
 
 @compiled

@@ -1003,16 +1003,20 @@ def test_rank_fills_the_queue_in_score_order_under_both_caps(ranked_site: tuple[
 
 def test_the_compiled_walk_fills_the_same_queue_a_few_rows_at_a_time(ranked_site: tuple[Corpus, Keywords],
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """fill.py's loop stops when its rows taken fill their buffer (they go into the queue) and is handed the rows a
-    block at a time: with room for two and blocks of three, its queue and hubs are still the reference's."""
+    """fill.py's loop stops when its rows taken fill their buffer (they go into the queue), when its table of the
+    anchors used would pass half full (it grows), and is handed the rows a block at a time: with room for two, blocks
+    of three and a table of four slots at first, its queue and hubs are still the reference's."""
     corpus, keywords = ranked_site
     candidates = every_pair(corpus, keywords)
     monkeypatch.setattr(fill, "OUT_ROWS", 2)
     monkeypatch.setattr(score, "FILL_ROWS_AT_ONCE", 3)
+    monkeypatch.setattr(fill, "USED_SLOTS", 4)
+    grown = []
+    monkeypatch.setattr(fill, "_placed", lambda *tables, real=fill._placed: grown.append(len(tables[2])) or real(*tables))
     queue, hubs = ranked(corpus, candidates, AnchorFinder(corpus, keywords), 2, 2)
     expected, expected_hubs = greedy_fill(corpus, candidates, AnchorFinder(corpus, keywords), 2, 2)
-    assert len(queue) > 6 and [(item.source, item.target, item.score, item.anchor) for item in queue] == expected
-    assert hubs == expected_hubs
+    assert [(item.source, item.target, item.score, item.anchor) for item in queue] == expected
+    assert hubs == expected_hubs and grown[:2] == [8, 16]
 
 
 def test_a_target_gets_one_anchor_text_from_two_pages_at_most_the_title_fallback_too(
