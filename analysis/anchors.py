@@ -597,11 +597,11 @@ class AnchorFinder:
         suggestions (Milne and Witten weigh an anchor text by the share of its links that point at the page)."""
         links, pages = self.corpus.inbound_anchors, len(self.corpus)
         targets = np.frombuffer(links.targets, dtype=np.int64)
-        texts: dict[str, int] = {}
-        text_ids = np.array([texts.setdefault(text.strip().lower(), len(texts)) for text in links.texts], dtype=np.int64)
-        pages_linked = np.bincount(distinct(text_ids * pages + targets) // pages, minlength=len(texts))
-        naming = np.array([_NAMING.search(text) is not None for text in texts], dtype=bool) & (pages_linked <= LABEL_PAGES)
-        kept = np.flatnonzero(naming[text_ids])
+        naming = np.fromiter((_NAMING.search(text) is not None for text in links.texts), bool, len(links.texts))
+        spellings = np.fromiter((hash(text.strip().lower()) for text in links.texts), np.int64, len(links.texts))
+        text_ids = np.unique(spellings, return_inverse=True)[1]  # hashed: no lower-case copy of 5M texts held at once
+        pages_linked = np.bincount(distinct(text_ids * pages + targets) // pages)
+        kept = np.flatnonzero(naming & (pages_linked[text_ids] <= LABEL_PAGES))
         by_target = kept[np.argsort(targets[kept], kind="stable")]
         return by_target, np.searchsorted(targets[by_target], np.arange(pages + 1))
 
