@@ -25,7 +25,7 @@ SAME_ANCHOR_PAGES = 2  # pages that may point one anchor text at one target: edi
 UNKNOWN = -2  # a completion (Rows.longer) or a title's length (QueueFill's) not found yet
 DONE, REFUSED, WAITING, NEEDS_TITLE, NEEDS_COMPLETION, FULL, GROW = range(7)  # why _walk stopped
 OUT_ROWS = 65_536  # rows taken that _walk holds before they are added to the queue
-USED_SLOTS = 1024  # QueueFill.used's at first, doubled as it would pass half full
+USED_SLOTS = 1024  # QueueFill.used_keys' at first, doubled before they would pass half full
 _SPREAD, _MIX = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)  # _used_slot's hash: Fibonacci's, as lookup.py's
 Taken = Callable[[np.ndarray, np.ndarray, np.ndarray], None]  # adds rows taken to the queue: (rows, spans, strengths)
 
@@ -111,9 +111,7 @@ class QueueFill:
             elif why == FULL:
                 self.hand_over(taken)
             elif why == GROW:
-                keys, pages = np.zeros((2 * len(self.used_keys), 2), np.uint64), np.zeros(2 * len(self.used_keys), np.int64)
-                _placed(self.used_keys, self.used_pages, keys, pages)
-                self.used_keys, self.used_pages = keys, pages
+                self.grow_used()
             else:
                 return why, position, detail
 
@@ -123,6 +121,12 @@ class QueueFill:
         rows.longer[row, option] = longer = completion(text, start, end)
         if longer != end:
             rows.longer_keys[row, option] = phrase_key(text[start:longer].lower())
+
+    def grow_used(self) -> None:
+        """Twice the slots for the anchors used, which _walk asks for before they would pass half full."""
+        keys, pages = np.zeros((2 * len(self.used_keys), 2), np.uint64), np.zeros(2 * len(self.used_pages), np.int64)
+        _placed(self.used_keys, self.used_pages, keys, pages)
+        self.used_keys, self.used_pages = keys, pages
 
     def hand_over(self, taken: Taken) -> None:
         """Hand the rows taken since the last call to taken(candidate rows, spans, strengths)."""
