@@ -3,7 +3,7 @@
 Each such function is compiled once per machine and cached beside its module (~18 s in all, which `make install` spends
 on a small synthetic analysis so that the first real one does not; ~0.4 s to import numba and load them after), and
 releases the GIL, so the analysis's threads run it at once. No recursion: numba's cache loads a recursive function back
-into a process that then crashes (test_analysis_stages).
+into a process that then crashes (tests/test_candidates.py).
 Where the code is read from an archive (a Scrapyd egg) numba cannot cache beside it: there each process compiles
 anew.
 """

@@ -1,5 +1,5 @@
 """English stop words: scikit-learn's list (sklearn.feature_extraction.text.ENGLISH_STOP_WORDS, from the Glasgow
-Information Retrieval Group, BSD-3-Clause), word for word (tests/test_analysis_stages.py checks it against scikit-learn's).
+Information Retrieval Group, BSD-3-Clause), word for word (tests/test_candidates.py checks it against scikit-learn's).
 
 Held here because importing scikit-learn for it cost 1.6 s of every analysis (its package imports scipy.stats and
 more), a quarter of `scrapy analyze` on an unchanged 300-page crawl; scikit-learn is still what the backtest's TF-IDF

@@ -9,12 +9,18 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import sqlite_utils
 
 from linkspider.db import open_database
 from linkspider.localserver import serve
+
+if TYPE_CHECKING:
+    from analysis.index import Keywords
+    from analysis.load import Corpus
+    from handmade import Site
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_SITE = ROOT / "demo" / "site"
@@ -89,3 +95,38 @@ def two_page_database(path: Path) -> Path:
                             "gone": 0, "noindex": 0})
     db.close()
     return path
+
+
+# --- the analysis stage tests' hand-made crawl databases (handmade.py): the fixtures more than one stage file uses ---
+# Each fixture imports what it needs of handmade.py when it runs: handmade imports ROOT from this module, and the
+# crawler's tests need not load the analysis.
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Site:
+    from handmade import Site
+
+    return Site(tmp_path / "crawl.db")
+
+
+@pytest.fixture
+def five(site: Site) -> tuple[Corpus, Keywords]:
+    from analysis.index import Keywords
+    from handmade import prose, url
+
+    for i, slug in enumerate(["french-press-guide", "aeropress-recipes", "chemex-guide", "milk-steaming", "roast-levels"]):
+        site.post(f"/p{i}/", slug)
+    site.link("/p0/", "/p1/", prose("french-press-guide").links[1][1])  # content link 0 -> 1
+    site.link("/p3/", "/p4/", "Roast levels", region="nav")  # template link 3 -> 4
+    corpus = site.corpus()
+    assert corpus.urls == [url(f"/p{i}/") for i in range(5)]
+    return corpus, Keywords(corpus.texts)
+
+
+@pytest.fixture
+def ranked_site(tmp_path: Path) -> tuple[Corpus, Keywords]:
+    from analysis.index import Keywords
+    from handmade import RANK_SLUGS, blog_site
+
+    corpus = blog_site(tmp_path / "rank.db", RANK_SLUGS).corpus()
+    return corpus, Keywords(corpus.texts)
