@@ -13,7 +13,8 @@ pointer of type", the concise anchor editors write, on a blog (strengths near 1)
 documentation (a page's many topic words add up to 2 and more).
 
 A source that writes out the target's name, or one of its headings (the name of a part of it:
-"Creating a New Thread with spawn"), word for word cites it: names_said.
+"Creating a New Thread with spawn"), word for word cites it: names_said. What a page goes by (its name, its
+title's head, its headings) and its title fallback are names.py's.
 
 A phrase must hold a word rare on the site (on at most COMMON_SHARE of the pages): a common word
 names nothing. A title made only of common words ("cargo vendor" on a site where every command page
@@ -44,34 +45,23 @@ from analysis.load import Corpus, among, distinct, run_items
 from analysis.memory import return_freed_memory
 from analysis.phrases import (MAX_WORDS, MIN_WORDS, Phrases, heading_lines, named_versions, phrases_of, version_numbers,
                               web_addresses)
+from analysis.names import (COMMON_SHARE, NAME_SAID_WORDS, WrittenName, balanced, cited_headings, compared_words,
+                            page_names, page_names_of, said_spans, same_words, short_title, title_anchor, title_heads)
 from analysis.series import Series
-from analysis.windows import choose, find_matches, names_held, other_versions, runs_held, strong_windows
-from analysis.words import (DETERMINERS, PHRASE_BREAKS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past,
-                            run_hashes, says_when_in_its_year, stem, word_counts)
+from analysis.windows import choose, find_matches, other_versions, runs_held, strong_windows
+from analysis.words import (DETERMINERS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past, run_hashes,
+                            says_when_in_its_year, word_counts)
 from linkspider.sentences import sentence_at
 
 SHORTER_ANCHOR = 0.2  # per word, times the pair's best strength: the anchor shown is the window with the most strength less this
 TOPIC_TERMS = 20  # the target's most characteristic words (TF-IDF) count beside its title
 TOPIC_WEIGHT = 1.0
 LINK_TEXT_WEIGHT = 0.75  # the words the site already links a page with, beside its title: chosen on six sites (BENCHMARKS.md, "Quality")
-COMMON_SHARE = 0.3  # a word on more pages than this share names nothing by itself
 WHOLE_TITLE_WORDS = 2  # a title of this many words or more, none rare, names its page where it is written out
-SERIES_TITLES = 3  # a "Label: " that starts this many of the site's titles names a series, not the page
-# a page name or heading of this many words or more, written out word for word in a source, cites the page (a title's
-# head, title_heads, at any length; a name of one word fewer, in prose as its title writes it: _cased_at)
-NAME_SAID_WORDS = 3
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (Ranked.fill takes another when one is used)
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
-WHOLE_NAME_WORDS = 7  # a name of up to this many words is its own title fallback, uncut (title_anchor)
-LONGEST_TITLE_ANCHOR = 12  # a longer name is cut at MAX_WORDS words where no phrase of it ends before (title_anchor)
-TRAILING = ",;:.-\u2013\u2014(["  # what a cut title anchor does not end on, nor on one of DANGLING
-DANGLING = frozenset("a an the this that these those its our your their of for to in on at by with from into onto over "
-                     "under about as via per than and or but nor if because while when where is are was were be been has "
-                     "have had will would can could do does".split())  # words that lead into the rest of a title
 LABEL_PAGES = 5  # an anchor text the site links more pages with is a label ("Read on →"), no page's name (_naming_links)
 _NAMING = re.compile(r"[^\W\d_]|\d\.\d")  # a letter of any script, or a dotted number ("1.34", a release; "8.16", a section)
-_TITLE_BREAKS = frozenset(PHRASE_BREAKS) - {"to"}  # a title cut before one reads whole (_ends_a_phrase)
-_TITLE_HEAD = re.compile(r" [-\u2013\u2014] ")  # between a title's head and the rest: "timeit - Measure execution time"
 
 
 @dataclass(frozen=True, slots=True)  # one per queued suggestion: no __dict__ each
@@ -85,118 +75,6 @@ class Anchor:
     @property
     def span(self) -> tuple[int, int] | None:
         return None if self.offset is None else (self.offset, self.offset + len(self.text))
-
-
-def short_title(title: str) -> str:
-    """The page's title (already without its site name, see load.py), at most six words: its title words
-    (AnchorFinder.target_terms)."""
-    return " ".join(title.split()[:MAX_WORDS])
-
-
-def title_anchor(name: str) -> str:
-    """The fallback anchor: the page's name (page_names), whole up to WHOLE_NAME_WORDS words (cut at six, "Getting the
-    Best from a Moka Pot" read "Getting the Best from a Moka", and "What to do if you are stuck" "What to do if you").
-    A longer one is cut where a phrase of it ends (_ends_a_phrase), keeping at most MAX_WORDS words and at least half
-    of them ("A call for contributors from the WG-prioritization team" -> "A call for contributors", "Rust 1.1 stable,
-    the Community Subteam, and RustCamp" -> "Rust 1.1 stable, the Community Subteam"), less the words that lead into
-    the rest of it (DANGLING) and the punctuation it would end on: a link's text that stops on "the", "for" or a comma
-    reads as cut off, and so does one cut inside a phrase ("So you want to do a CSS3 3D transform?" read "So you
-    want", "How to Start Small with Big Data and Google Analytics" "How to Start Small with Big"). A name with no such
-    place is whole up to LONGEST_TITLE_ANCHOR words, else cut at MAX_WORDS all the same."""
-    words = name.split()
-    if len(words) <= WHOLE_NAME_WORDS:
-        return " ".join(words)
-    ends = [end for end in range(max(MIN_WORDS, (len(words) + 1) // 2), MAX_WORDS + 1) if _ends_a_phrase(words, end)]
-    if not ends and len(words) <= LONGEST_TITLE_ANCHOR:
-        return " ".join(words)
-    kept = words[:ends[-1] if ends else MAX_WORDS]
-    while len(kept) > 1 and (kept[-1].strip(TRAILING).lower() in DANGLING or not any(map(str.isalnum, kept[-1]))):
-        kept.pop()
-    return " ".join(kept).rstrip(TRAILING)
-
-
-def _ends_a_phrase(words: list[str], end: int) -> bool:
-    """Whether words[:end] of a title end where a phrase of it does: on a mark ("Subteam,", "Certificate?"; not the
-    comma of a date, "October 15, 2018") or before a word that no noun phrase runs on through ("Program | at Artsy",
-    "report | for 2021-04-27"), but "to", which as often leads a verb ("How to | Start", "want | to do")."""
-    mark = words[end - 1][-1] in ",:;?!" and not (words[end - 1][-1] == "," and words[end][:1].isdigit())
-    return mark or words[end].lower() in _TITLE_BREAKS
-
-
-def page_names(titles: list[str]) -> list[str]:
-    """What names each page in prose: its title without a series label ("Code Review: Emergence" -> "Emergence").
-
-    A series label is a "Label: " that starts at least SERIES_TITLES of the site's titles ("Series:",
-    "Code Review:", "Category:"); a label of fewer titles is the subject and stays ("Cargo: predictable
-    dependency management"). Editors link a post of a series by what it is about, not by the series.
-    """
-    labels = Counter(title.partition(": ")[0] for title in titles if ": " in title)
-    names = []
-    for title in titles:
-        label, _, rest = title.partition(": ")
-        names.append(rest.strip() if rest.strip() and labels[label] >= SERIES_TITLES else title)
-    return names
-
-
-def title_heads(titles: list[str], keywords: Keywords) -> list[tuple[int, str]]:
-    """(page, head) of each title that is a name, a dash, then what the page is ("timeit - Measure execution time of
-    small code snippets", "argparse \u2014 Parser for command-line options"): the head is the page's name, as an editor
-    writes it ("see timeit"), whatever its number of words. Only a head of one title, of more than one character (not
-    an appendix's letter: "C - Derivable Traits"), and of rare words only (COMMON_SHARE: "Introduction - ..." names
-    nothing)."""
-    split = [(page, _TITLE_HEAD.split(title.strip(), 1)[0]) for page, title in enumerate(titles) if _TITLE_HEAD.search(title)]
-    pages = Counter(head.lower() for _, head in split)
-    named = [(page, head) for page, head in split if pages[head.lower()] == 1 and len(head) > 1]
-    ids, counts = keywords.vocabulary.distinct_terms([head for _, head in named])
-    held = ids < len(keywords.idf)
-    rare = np.zeros(len(ids), dtype=bool)
-    rare[held] = keywords.idf[ids[held]] >= keywords.idf_of_share(COMMON_SHARE)
-    owner = np.repeat(np.arange(len(named)), counts)
-    every_word_rare = (np.bincount(owner[rare], minlength=len(named)) == counts) & (counts > 0)
-    return [named[at] for at in np.flatnonzero(every_word_rare).tolist()]
-
-
-def cited_headings(corpus: Corpus, keywords: Keywords) -> PageNames:
-    """The headings of each page (its main text's, one a line) that may cite it: NAME_SAID_WORDS words or more, some of
-    them content words, and on no other page (a heading that several pages share, "What's in this release", is the
-    site's template and names none of them)."""
-    pages = Counter(heading for text in corpus.headings for heading in set(text.lower().splitlines()))
-    return page_names_of([(page, heading) for page, text in enumerate(corpus.headings) for heading in dict.fromkeys(text.splitlines())
-                          if pages[heading.lower()] == 1 and len(_words(heading)) >= NAME_SAID_WORDS], len(corpus), keywords)
-
-
-def page_names_of(named: list[tuple[int, str]], pages: int, keywords: Keywords) -> PageNames:
-    """PageNames of these (page, name) pairs, in page order, with the distinct terms of each; a name of stop words only
-    names nothing and is left out."""
-    ids, counts = keywords.vocabulary.distinct_terms([name for _, name in named])
-    owner = np.repeat(np.arange(len(named)), counts)
-    known = ids < len(keywords.idf)
-    owner, ids = owner[known], ids[known]
-    kept = distinct(owner)
-    place = np.searchsorted(kept, owner)
-    page = np.array([page for page, _ in named], dtype=np.int64)[kept]
-    return PageNames(np.searchsorted(page, np.arange(pages + 1)), [named[row][1] for row in kept.tolist()],
-                     np.searchsorted(place, np.arange(len(kept) + 1)), ids)
-
-
-@dataclass
-class PageNames:
-    """Names of pages (a page's name, its cited headings): page p's are texts[starts[p]:starts[p + 1]], name n's terms
-    are terms[term_starts[n]:term_starts[n + 1]]."""
-
-    starts: np.ndarray  # (pages + 1,)
-    texts: list[str]
-    term_starts: np.ndarray  # (names + 1,)
-    terms: np.ndarray
-
-    def owners(self) -> np.ndarray:
-        """The page of each name."""
-        return np.repeat(np.arange(len(self.starts) - 1), np.diff(self.starts))
-
-    def held(self, phrases: Phrases, pages: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The names whose every term the pair's source holds (pages[j] of the phrases, targets[j]): (j, the name's
-        place in texts) of each, by j. Only these can be written out in the source (AnchorFinder.names_said)."""
-        return names_held(targets, pages, self.starts, self.term_starts, self.terms, phrases.run_keys, phrases.terms)
 
 
 @dataclass
@@ -355,7 +233,7 @@ class AnchorFinder:
             np.array([self._qualified_ids[version] for versions in qualified for version in versions], dtype=np.int64))
         said = page_names(corpus.written_titles)
         lowered = [name.lower() for name in said]
-        words = word_counts(lowered).tolist()  # len(_words(name)) of each
+        words = word_counts(lowered).tolist()  # len(compared_words(name)) of each
         heads = title_heads(corpus.titles, keywords)
         named = Counter(lowered)  # pages of each name
         cased = {name for name, lower, count in zip(said, lowered, words)
@@ -366,13 +244,13 @@ class AnchorFinder:
                                         len(corpus), keywords)
         self.headings = cited_headings(corpus, keywords)
         # of the names asked of a pair, those that are a page's, not a heading (a head of one word names, but is no anchor)
-        self._page_names = set(said) | {head for _, head in heads if len(_words(head)) >= MIN_WORDS}
+        self._page_names = set(said) | {head for _, head in heads if len(compared_words(head)) >= MIN_WORDS}
         # the names names_said asks, by number: said_names' texts, then the headings' (_search_block), with the hashes
         # of their runs of word characters (words.run_hashes: a text that writes a name out holds them in a row), name
         # n's at name_hashes[name_runs[n]:name_runs[n + 1]]; hashed at once, not a few at a time in every block
         self._asked = self.said_names.texts + self.headings.texts
         self._name_hashes, self._name_runs = run_hashes([name.lower() for name in self._asked])
-        self._names_made: dict[str, _Name] = {}  # of the names found maybe written out: each made once (_name)
+        self._names_made: dict[str, WrittenName] = {}  # of the names found maybe written out: each made once (_name)
 
     def anchors(self, source: int, target: int) -> list[Anchor]:
         """The best text anchors for one pair with their sentences, strongest first, then the title fallback."""
@@ -440,7 +318,7 @@ class AnchorFinder:
         where it writes out a longer one so: an anchor inside it goes first (Found.lead_within), for the link belongs
         on the citation ("How To Write Unit Tests Like a Brood Parasite" in a list of posts), not on a phrase elsewhere.
 
-        A pair is asked only the names whose every content word its source holds (PageNames.held): a few in a
+        A pair is asked only the names whose every content word its source holds (names.PageNames.held): a few in a
         hundred candidates, and of a target with many headings the one or two its source may cite. held: the sources'
         texts by page, where the caller holds them (else read).
         """
@@ -459,11 +337,11 @@ class AnchorFinder:
             if written in self._cased:
                 found = self._cased_at(source, read[place[at]], text, name, written)
             else:
-                found = next(_said_spans(name.pattern, text), None)
+                found = next(said_spans(name.pattern, text), None)
             said[row] = found is not None
             if (said[row] and len(text) == self.corpus.texts.length(source)  # lowering kept every offset
                     and written in self._page_names):
-                span = _balanced(text, *found)
+                span = balanced(text, *found)
                 if span is not None and self._open(source, read[place[at]], *span):
                     (names_at if len(name.words) <= MAX_WORDS else long_names_at)[row] = span
         return said, names_at, long_names_at
@@ -483,20 +361,20 @@ class AnchorFinder:
                     leads[row] = span
         return leads
 
-    def _cased_at(self, source: int, text: str, lowered: str, name: _Name, written: str) -> tuple[int, int] | None:
+    def _cased_at(self, source: int, text: str, lowered: str, name: WrittenName, written: str) -> tuple[int, int] | None:
         """Where the source writes a two-word name as its title does ("Number Protocol"), in its prose: two words
         written in another case ("number protocol"), or in a heading, a link or a code block, are as often a phrase of
         the source's own ("Incremental Compilation" heading a release's notes) as a citation."""
         if len(lowered) != len(text):  # lowering moved the offsets
             return None
         words = WORD.findall(written)
-        return next((span for span in _said_spans(name.pattern, lowered)
+        return next((span for span in said_spans(name.pattern, lowered)
                      if WORD.findall(text[span[0]:span[1]]) == words and self._open(source, text, *span)), None)
 
-    def _name(self, name: str) -> _Name:
-        """The name as _Name, made once whichever block asks it first."""
+    def _name(self, name: str) -> WrittenName:
+        """The name as WrittenName, made once whichever block asks it first."""
         if name not in self._names_made:
-            self._names_made[name] = _Name(tuple(_words(name)))
+            self._names_made[name] = WrittenName(tuple(compared_words(name)))
         return self._names_made[name]
 
     def _open(self, page: int, text: str, start: int, end: int) -> bool:
@@ -628,7 +506,7 @@ class AnchorFinder:
     def _search_block(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray,
                       matches: Matches, found: Found, best_only: bool) -> tuple[np.ndarray, np.ndarray]:
         """Fill found for the pairs (pair j: pages[j] of the phrases and texts, targets[j]; their matches), with
-        best_only their best strength alone; return the names and headings to ask of them (PageNames.held), as (pairs,
+        best_only their best strength alone; return the names and headings to ask of them (names.PageNames.held), as (pairs,
         names, numbered as _asked holds them), by pair, each pair's own names first."""
         first, last, pair, strength, ending = self._windows(phrases, texts, pages, targets, matches, best_only)
         found.anchorable[pair] = True  # best_only skips a window only where a stronger one of its pair is kept
@@ -665,7 +543,7 @@ class AnchorFinder:
         for window in np.flatnonzero(title_only).tolist():  # few: the title itself, word for word, or nothing
             target, text = targets[pair[window]], texts[pages[pair[window]]]
             phrase = text[phrases.starts[first[window]]:phrases.ends[last[window]]]
-            keep[window] = _same_words(phrase, self.names[target]) or _same_words(phrase, self.corpus.titles[target])
+            keep[window] = same_words(phrase, self.names[target]) or same_words(phrase, self.corpus.titles[target])
         if phrases.versions:  # no evidence: no name is said by a window that no anchor may be
             version_ids = np.array([self._version_id(number) for number in phrases.versions], dtype=np.int64)
             qualified_ids = np.array([self._qualified_ids.get(version, -1)
@@ -757,64 +635,3 @@ class Matches:
         return Matches(self.codes[kept] - (pairs[owner] - owner) * self.words, self.weights[kept], self.rare[kept],
                        self.seeds[kept], self.titled[kept], self.partial[kept], self.own[kept], self.sets_apart[kept],
                        self.whole_title[pairs], self.sibling[pairs], self.words)
-
-
-_GOES_ON = re.compile(r"[.'\u2019-]?\w")  # after a match: the last word goes on ("1.26" in "1.26.1", "bug" in "bug-free")
-_GOES_BACK = re.compile(r"\w[.'\u2019-]?$")  # before it: the first word started earlier
-
-
-@dataclass
-class _Name:
-    """A page's name or heading, to look for written out word for word in lower-cased texts."""
-
-    words: tuple[str, ...]  # _words of it
-
-    @cached_property
-    def pattern(self) -> re.Pattern[str]:
-        """What matches the name's words in a lower-cased text, whatever spacing and punctuation part them. Compiled
-        only for the texts whose runs may hold the name's (windows.runs_held): a compilation for every name asked was
-        most of the rank stage on artsy and 18 s of 105 at 100,000 synthetic pages. A text the pattern matches always
-        holds them: the match starts and ends beside no word character, and its runs are the name's."""
-        return re.compile(r"\W+".join(re.escape(word).replace("'", "['\u2019]") for word in self.words))
-
-
-def _said_spans(pattern: re.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
-    """The spans where the pattern (lower case, starting and ending with a word) matches whole words of the lower-cased
-    text, in order. Searched without look-arounds, which would cost the regex engine its fast scan for the first word
-    (8x slower here)."""
-    for match in pattern.finditer(text):
-        start, end = match.span()
-        if not _GOES_BACK.search(text, max(0, start - 2), start) and not _GOES_ON.match(text, end):
-            yield start, end
-
-
-_BRACKETS = {"(": ")", "[": "]", "{": "}"}
-
-
-def _balanced(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The span of a name written out, with its brackets closed: a name is matched up to its last word ("WebAssembly
-    System Interface (WASI"), so the anchor takes the brackets the text closes right after it, and ends before one it
-    does not ("(WASI is not stable)"); None where fewer than MIN_WORDS words are left."""
-    opened: list[tuple[int, str]] = []  # (where, its closing bracket), innermost last
-    for at in range(start, end):
-        if text[at] in _BRACKETS:
-            opened.append((at, _BRACKETS[text[at]]))
-        elif opened and text[at] == opened[-1][1]:
-            opened.pop()
-    while opened and text.startswith(opened[-1][1], end):
-        end += 1
-        opened.pop()
-    if opened:
-        end = start + len(text[start:opened[0][0]].rstrip())
-    return (start, end) if len(_words(text[start:end])) >= MIN_WORDS else None
-
-
-def _words(text: str) -> list[str]:
-    """The text's words, lower case, a curly apostrophe as a straight one: what "word for word" compares."""
-    return WORD.findall(text.lower().replace("\u2019", "'"))
-
-
-def _same_words(phrase: str, title: str) -> bool:
-    """The phrase says the title, word for word (case, spacing, punctuation and endings aside: "Cargo target" says
-    "Cargo Targets")."""
-    return [stem(word) for word in _words(phrase)] == [stem(word) for word in _words(title)]

@@ -3,7 +3,7 @@
 Ranked.fill (score.py) decides which rows enter the queue one at a time: the caps and the anchors already used make each
 row depend on the rows before it. In Python that walk cost ~9 us a row, 3.6 s of 100,000 synthetic pages with the
 second core idle (BENCHMARKS.md, "Analysis"). Here its state is arrays (the anchors used in a hash table of two) and its
-loop is compiled; it stops for what only Python has: a title's key (anchors.title_anchor), a phrase's completion
+loop is compiled; it stops for what only Python has: a title's key (names.title_anchor), a phrase's completion
 (anchors.completion: found beforehand for each row's likeliest anchor) and the next row of a source whose row it
 refused (score.Ranked._row searches its anchors then). The rules are Ranked.fill's; phrases are compared by their keys
 (anchor_keys.py).
@@ -17,9 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.anchor_keys import LINKED, MAY_COMPLETE, SHOWN, phrase_key, phrase_keys
-from analysis.anchors import completion, title_anchor
+from analysis.anchors import completion
 from analysis.compiled import compiled
 from analysis.load import Spans
+from analysis.names import title_anchor
 
 SAME_ANCHOR_PAGES = 2  # pages that may point one anchor text at one target: editors repeat a name, not a dozen times
 UNKNOWN = -2  # a completion (Rows.longer) or a title's length (QueueFill's) not found yet

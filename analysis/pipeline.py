@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import sqlite_utils
 
-from analysis.anchors import COMMON_SHARE, AnchorFinder, cited_headings, title_heads
+from analysis.anchors import AnchorFinder
 from analysis.candidates import Candidates, find_candidates
 from analysis.changes import Changes, record_changes
 from analysis.embed import DEFAULT_BACKEND, DEFAULT_MODEL, ModelTexts, embed_pages
@@ -27,6 +27,7 @@ from analysis.impact import Impact, measure_impact
 from analysis.index import Keywords, nearest_within
 from analysis.load import Corpus, Pair, crawl_note, load_corpus
 from analysis.memory import return_freed_memory
+from analysis.names import COMMON_SHARE, cited_headings, title_heads
 from analysis.report import write_report
 from analysis.scope import InScope, Scope
 from analysis.score import Queue, rank
@@ -168,7 +169,7 @@ def _candidates(db: sqlite_utils.Database, corpus: Corpus, options: Options, thr
 def mentioned_pairs(corpus: Corpus, keywords: Keywords, per_source: int | None = None,
                     word_pages: int | None = None) -> np.ndarray:
     """Pair codes (source * pages + target, sorted) where the source's text holds most of the rarer words of the
-    target's title, of its title's head (anchors.title_heads: "timeit"), or of one of its cited headings (a part of the
+    target's title, of its title's head (names.title_heads: "timeit"), or of one of its cited headings (a part of the
     page, by its name: "Temporary lifetime extension"),
     or cites it by the number its title carries ("Section 8.16.6": citations.py); with per_source and word_pages, as
     Keywords.mentions takes them (a source's citations are kept whatever per_source)."""

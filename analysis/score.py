@@ -12,7 +12,7 @@ title, topic words and the anchors other pages link it with the best phrase of t
 (see anchors.py): a source that already names the target in its prose is the best place for a
 link; name said (0 or 1) is whether it writes out the target's whole name or one of its headings (3 words or more;
 a name of two in prose, as its title writes it: AnchorFinder._cased_at), or its title's head ("timeit" of "timeit -
-Measure execution time": anchors.title_heads), word for word, or cites it by the number its title carries ("Section
+Measure execution time": names.title_heads), word for word, or cites it by the number its title carries ("Section
 8.16.6": citations.py): a page cited by its name or number, or a part of it by its heading, whatever else the two
 pages share, is the likeliest link of all. peer links (0..1) is the share of the
 source's nearest pages by meaning (candidates.PEERS) that link the target from their main content: where pages like
@@ -48,13 +48,14 @@ import numpy as np
 from tqdm import tqdm
 
 from analysis.anchor_keys import anchor_keys
-from analysis.anchors import Anchor, AnchorFinder, Found, title_anchor
+from analysis.anchors import Anchor, AnchorFinder, Found
 from analysis.candidates import PEERS, Candidates
 from analysis.compiled import compiled
 from analysis.contexts import sentences_at
 from analysis.fill import REFUSED, WAITING, QueueFill, Rows
 from analysis.load import Corpus, run_items
 from analysis.memory import return_freed_memory
+from analysis.names import title_anchor
 
 DENSE_WEIGHT = 0.5  # the model reads a page's first 256 tokens, the keyword similarity all of it (BENCHMARKS.md, "Quality")
 LEXICAL_WEIGHT = 1.0

@@ -117,7 +117,7 @@ def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray
 def names_held(targets: np.ndarray, pages: np.ndarray, name_starts: np.ndarray, term_starts: np.ndarray,
                name_terms: np.ndarray, run_keys: np.ndarray, terms: int) -> tuple[np.ndarray, np.ndarray]:
     """(j, name) of each name of pair j's target (targets[j], whose names are name_starts[t]:name_starts[t + 1], name
-    n's terms name_terms[term_starts[n]:term_starts[n + 1]]: anchors.PageNames) whose every term pair j's source
+    n's terms name_terms[term_starts[n]:term_starts[n + 1]]: names.PageNames) whose every term pair j's source
     (pages[j] of some Phrases, whose run_keys these are) holds, by j."""
     asked = 0
     for pair in range(len(targets)):

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import pytest
 import sqlite_utils
 
-from analysis.anchors import title_anchor
+from analysis.names import title_anchor
 from analysis.export import QUEUE_ORDER, neutralise
 from conftest import ROOT, SCRAPY, CrawlRun, libraries_imported
 from demo_source import HTML_PAGES, ORPHANS, REDIRECTS, absolute, broken_link_paths, build

@@ -17,11 +17,12 @@ import numpy as np
 import pytest
 
 from analysis import anchors, pipeline
-from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, Found, page_names, title_anchor
+from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, Found
 from analysis.candidates import Candidate, Candidates
 from analysis.citations import Citations
 from analysis.index import Keywords
 from analysis.load import Corpus, Spans, template_lines
+from analysis.names import WrittenName, compared_words, page_names, said_spans, title_anchor, title_heads
 from analysis.phrases import MAX_WORDS, MIN_WORDS, phrases_of, version_numbers, web_addresses
 from analysis.score import rank
 from analysis.series import Series
@@ -402,7 +403,7 @@ def test_a_name_is_written_in_a_text_exactly_where_its_pattern_says_so() -> None
     """names_said first asks whether the hashes of the text's runs of word characters hold the name's, one after the
     other (windows.runs_held), then searches the pattern: the first test must never refuse a text the pattern accepts,
     and must refuse some. The runs hashed are those the regex \\w+ finds, in any text; a name's, those of its lower
-    case (AnchorFinder hashes every name so), which are its words' (_Name.words, what the pattern matches)."""
+    case (AnchorFinder hashes every name so), which are its words' (WrittenName.words, what the pattern matches)."""
     rng = np.random.default_rng(5)
     vocabulary = ["rust", "don't", "don’t", "1.26", "1.26.1", "bug-free", "bug", "free", "well", "known", "well-known", "été",
                   "Rust", "Don’t", "Été", "Well-Known"]
@@ -412,9 +413,9 @@ def test_a_name_is_written_in_a_text_exactly_where_its_pattern_says_so() -> None
         text = "".join(str(rng.choice(vocabulary)) + str(rng.choice(gaps)) for _ in range(int(rng.integers(1, 30)))).lower()
         written = " ".join(str(word) for word in rng.choice(vocabulary, int(rng.integers(1, 4))))
         hashes, starts = run_hashes([text, written.lower()])
-        name = anchors._Name(tuple(anchors._words(written)))
+        name = WrittenName(tuple(compared_words(written)))
         assert run_hashes([" ".join(name.words)])[0].tolist() == hashes[starts[1]:].tolist()
-        expected = next(anchors._said_spans(name.pattern, text), None)
+        expected = next(said_spans(name.pattern, text), None)
         held = runs_held(hashes, starts, hashes, starts, np.array([0]), np.array([1]))[0]
         assert held or expected is None, (name, text)
         assert run_hashes([" ".join(re.findall(r"\w+", text))])[0].tolist() == hashes[:starts[1]].tolist()
@@ -875,7 +876,7 @@ def test_a_title_that_is_a_name_then_what_the_page_is_names_its_page_by_its_head
              *(f"Unrelated page {i} about tea gardens, teapots and the history of porcelain number {i}." for i in range(8))]
     corpus = plain_corpus(texts, titles)
     keywords = Keywords([f"{t}\n{x}" for t, x in zip(titles, texts)])
-    assert anchors.title_heads(titles, keywords) == [(0, "timeit"), (1, "argparse")]
+    assert title_heads(titles, keywords) == [(0, "timeit"), (1, "argparse")]
     finder = AnchorFinder(corpus, keywords)
     assert finder.search_all(np.array([5, 5]), np.array([0, 1])).name_said.tolist() == [True, False]
     assert 5 * len(corpus) + 0 in pipeline.mentioned_pairs(corpus, keywords).tolist()

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.anchors import Anchor, title_anchor
+from analysis.anchors import Anchor
 from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
+from analysis.names import title_anchor
 from analysis.score import Suggestion
 from handmade import SLUGS, Site, blog_site
 

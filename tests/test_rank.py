@@ -19,10 +19,11 @@ import numpy as np
 import pytest
 
 from analysis import anchor_keys, anchors, contexts, fill, memory, score
-from analysis.anchors import Anchor, AnchorFinder, title_anchor
+from analysis.anchors import Anchor, AnchorFinder
 from analysis.candidates import PEERS, Candidate, Candidates
 from analysis.index import Keywords
 from analysis.load import Corpus, Spans, pair_codes
+from analysis.names import title_anchor
 from analysis.score import Suggestion, _firsts, rank
 from conftest import ROOT
 from handmade import SLUGS, blog_site, every_pair, plain_corpus, prose, ranked, url
