@@ -54,6 +54,6 @@ def record_changes(db: sqlite_utils.Database, corpus: Corpus, suggestions: int, 
     db["analysis_runs"].create({"id": int, **ANALYSIS_RUNS}, pk="id", if_not_exists=True)
     fields = asdict(changes)
     del fields["first"]
-    with db.conn:
+    with db.atomic():
         db["analysis_runs"].insert({"finished_at": utc_now(), **fields})
     return changes

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from analysis.pipeline import Options, run as analyse
     from analysis.scope import ScopeError
     from analysis.summary import summary
-    from linkspider.db import NotALinkspiderDatabase
+    from linkspider.db import NotALinkspiderDatabase, unwritable
 
     for name in ("max_per_page", "max_per_target", "min_words"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
@@ -97,6 +98,15 @@ def run(args: argparse.Namespace) -> int:
     except (FileNotFoundError, NotALinkspiderDatabase, EmptyCrawl, ModelError, BacktestError, ScopeError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except sqlite3.OperationalError as error:
+        if (told := unwritable(args.db, error)) is None:
+            raise
+        print(f"error: {told}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"interrupted: {args.db} holds the queue and tables of the last analysis that finished writing them, and "
+              "the page vectors cached so far; run the same command again", file=sys.stderr)
+        return 130
     return 0
 
 

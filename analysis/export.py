@@ -9,10 +9,13 @@ by impact.py; the CSV shows them as one readable `gain` cell and breaks score ti
 from __future__ import annotations
 
 import csv
+import os
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from itertools import chain
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 import sqlite_utils
@@ -44,15 +47,29 @@ def neutralise(value: object) -> object:
 
 
 def write_csv(path: Path, header: list[str], rows: Iterable[Iterable[object]]) -> int:
-    """Write the rows (read one at a time) under the header; returns how many."""
+    """Write the rows (read one at a time) under the header; returns how many. The file is whole or as it was
+    (replace_file)."""
     written = 0
-    with open(path, "w", newline="", encoding="utf-8") as handle:
+    with replace_file(path) as handle:
         writer = csv.writer(handle)
         writer.writerow(header)
         for row in rows:
             writer.writerow([neutralise(cell) for cell in row])
             written += 1
     return written
+
+
+@contextmanager
+def replace_file(path: Path) -> Iterator[TextIO]:
+    """A text file to write that takes the place of path once it is written whole: a run stopped halfway (Ctrl-C, a
+    full disk) leaves the last run's file, and a spreadsheet or a browser never reads half of one."""
+    part = path.with_name(path.name + ".part")
+    try:
+        with open(part, "w", newline="", encoding="utf-8") as handle:
+            yield handle
+        os.replace(part, path)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def rejected_pairs(db: sqlite_utils.Database, corpus: Corpus) -> set[tuple[int, int]]:
@@ -86,7 +103,7 @@ def save_suggestions(db: sqlite_utils.Database, corpus: Corpus, queue: Sequence[
                    "score": score, "template_linked": int(template_linked), "status": "pending", "first_seen": now,
                    "last_seen": now}
 
-    with db.conn:
+    with db.atomic():
         before = db.execute("SELECT count(*) FROM suggestions").fetchone()[0]
         insert_rows(db, "suggestions", rows(), ("source", "target"), keep=("status", "first_seen"))
         new = db.execute("SELECT count(*) FROM suggestions").fetchone()[0] - before
@@ -125,25 +142,34 @@ def gain_text(depth_before: int | None, depth_after: int | None, pagerank_gain: 
     return f"depth {'unreachable' if depth_before is None else depth_before} -> {depth_after}, {pagerank}"
 
 
-def save_cannibalization(db: sqlite_utils.Database, corpus: Corpus, pairs: list[tuple[int, int, float]], path: Path) -> None:
+def save_cannibalization(db: sqlite_utils.Database, corpus: Corpus, pairs: list[tuple[int, int, float]]) -> list[dict]:
     """The pairs, then each page served word for word under another URL (Corpus.copies, similarity 1): one page to the
-    analysis, but a duplicate to a search engine until the copy redirects or names the page as its canonical."""
+    analysis, but a duplicate to a search engine until the copy redirects or names the page as its canonical. Returns
+    the rows, for their CSV (export_cannibalization)."""
     rows = [{"page": corpus.urls[a], "other": corpus.urls[b], "similarity": round(similarity, 4),
              "page_title": corpus.titles[a], "other_title": corpus.titles[b]} for a, b, similarity in pairs]
     rows += [{"page": corpus.urls[a], "other": copy, "similarity": 1.0, "page_title": corpus.titles[a],
               "other_title": corpus.titles[a]} for a, copy in corpus.copies]
     replace_table(db, "cannibalization", rows, {"page": str, "other": str, "similarity": float, "page_title": str, "other_title": str})
+    return rows
+
+
+def export_cannibalization(rows: list[dict], path: Path) -> None:
     write_csv(path, ["page", "other", "similarity", "page_title", "other_title"], (row.values() for row in rows))
 
 
-def save_vague_links(db: sqlite_utils.Database, corpus: Corpus, links: list[VagueLink], path: Path) -> None:
+def save_vague_links(db: sqlite_utils.Database, corpus: Corpus, links: list[VagueLink]) -> list[dict]:
     """The links anchored on "here" and the like, with a better anchor from the same sentence where one names the target
-    (vague.py); the CSV in the same order, by source and place."""
+    (vague.py), by source and place. Returns the rows, for their CSV (export_vague_links)."""
     rows = [{"source": corpus.urls[link.source], "target": corpus.urls[link.target], "target_title": corpus.titles[link.target],
              "anchor": link.anchor, "offset": link.offset, "context": link.context, "context_offset": link.context_offset,
              "better_anchor": link.better, "better_offset": link.better_offset} for link in links]
     replace_table(db, "vague_links", rows, {"source": str, "target": str, "target_title": str, "anchor": str, "offset": int,
                                             "context": str, "context_offset": int, "better_anchor": str, "better_offset": int})
+    return rows
+
+
+def export_vague_links(rows: list[dict], path: Path) -> None:
     write_csv(path, ["from", "to", "to_title", "anchor", "context", "better_anchor"],
               ((row["source"], row["target"], row["target_title"], row["anchor"], row["context"], row["better_anchor"] or "")
                for row in rows))
@@ -179,8 +205,9 @@ def insert_rows(db: sqlite_utils.Database, table: str, rows: Iterable[dict], key
 
 
 def replace_table(db: sqlite_utils.Database, name: str, rows: Iterable[dict], columns: dict) -> None:
-    """A derived table is rewritten whole on every run, in one transaction; the rows are read one at a time."""
-    with db.conn:
+    """A derived table is rewritten whole on every run, in one transaction (or the caller's); the rows are read one at
+    a time."""
+    with db.atomic():
         db[name].drop(ignore=True)
         db[name].create(columns)
         insert_rows(db, name, rows)

@@ -293,7 +293,7 @@ def save(db: sqlite_utils.Database, impact: Impact) -> None:
     add_missing_columns(db["suggestions"], SUGGESTIONS)
     gains = impact.gains
     update = "UPDATE suggestions SET depth_before = ?, depth_after = ?, pagerank_gain = ? WHERE rowid = ?"
-    with db.conn:
+    with db.atomic():
         db.conn.executemany(update, ((None, None, None, row) for row in impact.unmeasured.tolist()))
         db.conn.executemany(update, ((None if depth < 0 else depth, None if later < 0 else later, gain, row) for depth, later, gain, row
                                      in zip(gains.depth_before.tolist(), gains.depth_after.tolist(), gains.pagerank.tolist(),

@@ -21,18 +21,18 @@ from analysis.anchors import AnchorFinder
 from analysis.candidates import Candidates, find_candidates
 from analysis.changes import Changes, record_changes
 from analysis.embed import DEFAULT_BACKEND, DEFAULT_MODEL, ModelTexts, embed_pages
-from analysis.export import (export_csv, rejected_pairs, save_cannibalization, save_hubs, save_orphans, save_suggestions,
-                             save_vague_links)
+from analysis.export import (export_cannibalization, export_csv, export_vague_links, rejected_pairs, save_cannibalization,
+                             save_hubs, save_orphans, save_suggestions, save_vague_links)
 from analysis.impact import Impact, measure_impact
 from analysis.index import Keywords, nearest_within
 from analysis.load import Corpus, Pair, crawl_note, load_corpus
 from analysis.memory import return_freed_memory
 from analysis.names import COMMON_SHARE, cited_headings, title_heads
-from analysis.report import write_report
+from analysis.report import save_report_settings, write_report
 from analysis.scope import InScope, Scope
 from analysis.score import Queue, rank
 from analysis.vague import VagueLink, vague_links
-from linkspider.db import open_existing
+from linkspider.db import open_existing, writing
 
 # Default lower similarity bound per model, set with the backtest (see BENCHMARKS.md, "Quality").
 THRESHOLDS = {DEFAULT_MODEL: 0.35, "BAAI/bge-small-en-v1.5": 0.55}
@@ -194,20 +194,24 @@ def run(db_path: str | Path, options: Options) -> Result:
         csv_path = options.csv or db_path.with_suffix(".suggestions.csv")
         cannibalization_csv = csv_path.with_name(db_path.stem + ".cannibalization.csv")
         vague_csv = csv_path.with_name(db_path.stem + ".vague-links.csv")
-        with timed(timings, "export", options.progress, "tables"):
-            counts = save_suggestions(db, corpus, proposal.queue)
-            save_cannibalization(db, corpus, proposal.cannibalised, cannibalization_csv)
-            save_orphans(db, corpus)
-            save_hubs(db, corpus, proposal.hubs, proposal.max_per_target)
-            save_vague_links(db, corpus, proposal.vague, vague_csv)
-            changes = record_changes(db, corpus, len(proposal.queue), counts)
-        with timed(timings, "impact", options.progress):
-            impact = measure_impact(db, options.approved_only, corpus.site)
+        with writing(db):  # this run's tables take the place of the last run's together, or not at all
+            with timed(timings, "export", options.progress, "tables"):
+                counts = save_suggestions(db, corpus, proposal.queue)
+                cannibalised = save_cannibalization(db, corpus, proposal.cannibalised)
+                save_orphans(db, corpus)
+                save_hubs(db, corpus, proposal.hubs, proposal.max_per_target)
+                vague = save_vague_links(db, corpus, proposal.vague)
+                changes = record_changes(db, corpus, len(proposal.queue), counts)
+                save_report_settings(db, (proposal.threshold, options.max_similarity), proposal.scope or "",
+                                     corpus.languages_line() or "")
+            with timed(timings, "impact", options.progress):
+                impact = measure_impact(db, options.approved_only, corpus.site)
         with timed(timings, "export", options.progress, "CSV, with each suggestion's gain"):
             counts["rows"] = export_csv(db, csv_path)  # after the impact: the CSV shows each suggestion's gain
+            export_cannibalization(cannibalised, cannibalization_csv)
+            export_vague_links(vague, vague_csv)
         with timed(timings, "report", options.progress):
-            report = write_report(db, impact, db_path.with_suffix(".report.html"), (proposal.threshold, options.max_similarity),
-                                  proposal.scope or "", corpus.languages_line() or "")
+            report = write_report(db, impact, db_path.with_suffix(".report.html"))
     return Result(corpus, proposal, timings, counts, csv_path, cannibalization_csv, impact, report, changes, crawl_note(db),
                   vague_csv)
 

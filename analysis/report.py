@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import sqlite_utils
 
 from analysis.charts import bars, hbars
-from analysis.export import QUEUE_ORDER, gain_text
+from analysis.export import QUEUE_ORDER, gain_text, replace_file
 from analysis.impact import DEEP, Impact, figure
 from analysis.load import crawl_note
 
@@ -42,21 +42,22 @@ figure{margin:0}figcaption{font-weight:600;margin-bottom:.3em}svg.chart{width:10
 """
 
 
-def write_report(db: sqlite_utils.Database, impact: Impact, path: Path, band: tuple[float, float] | None = None,
-                 scope: str | None = None, languages: str | None = None) -> Path:
-    """Write the report; `band` is the analysis' (threshold, max similarity), `scope` what its --exclude and
-    --targets left ("" for none: InScope.line) and `languages` the pages of each language where there are several
-    (Corpus.languages_line), all kept in the database for later reports (given None)."""
-    if band:
-        with db.conn:
-            db["meta"].upsert_all([{"key": key, "value": str(value)} for key, value in
-                                   [*zip(BAND_KEYS, band), (SCOPE_KEY, scope or ""), (LANGUAGES_KEY, languages or "")]], pk="key")
-    else:
-        stored = dict(db.execute("SELECT key, value FROM meta WHERE key IN (?, ?, ?, ?)",
-                                 [*BAND_KEYS, SCOPE_KEY, LANGUAGES_KEY]).fetchall())
-        band = (float(stored[BAND_KEYS[0]]), float(stored[BAND_KEYS[1]])) if all(key in stored for key in BAND_KEYS) else None
-        scope, languages = stored.get(SCOPE_KEY), stored.get(LANGUAGES_KEY)
-    path.write_text(render(db, impact, band, scope, languages), encoding="utf-8")
+def save_report_settings(db: sqlite_utils.Database, band: tuple[float, float], scope: str, languages: str) -> None:
+    """Keep what the report says of the analysis for every later report: its band (threshold, max similarity), `scope`
+    what its --exclude and --targets left ("" for none: InScope.line) and `languages` the pages of each language where
+    there are several (Corpus.languages_line)."""
+    with db.atomic():
+        db["meta"].upsert_all([{"key": key, "value": str(value)} for key, value in
+                               [*zip(BAND_KEYS, band), (SCOPE_KEY, scope), (LANGUAGES_KEY, languages)]], pk="key")
+
+
+def write_report(db: sqlite_utils.Database, impact: Impact, path: Path) -> Path:
+    """Write the report, with the last analysis's settings (save_report_settings); the file is whole or as it was."""
+    stored = dict(db.execute("SELECT key, value FROM meta WHERE key IN (?, ?, ?, ?)",
+                             [*BAND_KEYS, SCOPE_KEY, LANGUAGES_KEY]).fetchall())
+    band = (float(stored[BAND_KEYS[0]]), float(stored[BAND_KEYS[1]])) if all(key in stored for key in BAND_KEYS) else None
+    with replace_file(path) as handle:
+        handle.write(render(db, impact, band, stored.get(SCOPE_KEY), stored.get(LANGUAGES_KEY)))
     return path
 
 

@@ -6,12 +6,16 @@ with explicit types so that an empty crawl still has every column the analysis e
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
 import sqlite_utils
 
 SCHEMA_VERSION = 1
+BUSY_TIMEOUT_S = 60.0  # how long a write waits for another program's (a crawl and an analysis of one database) to end
 
 PAGES = {
     "url": str,  # normalised requested URL: the key every other table joins on
@@ -82,13 +86,48 @@ SITEMAP_ENTRIES = {"url": str, "sitemap": str, "lastmod": str}
 REGIONS = ("content", "nav", "header", "footer", "aside", "other")
 
 
+def waiting(db: sqlite_utils.Database) -> sqlite_utils.Database:
+    """The database, made to wait up to BUSY_TIMEOUT_S for another connection's write to end before it writes (SQLite's
+    default, 5 s, is less than a crawl's flush or an analysis's tables may take: either would fail the other)."""
+    db.conn.execute(f"PRAGMA busy_timeout = {round(BUSY_TIMEOUT_S * 1000)}")
+    return db
+
+
+@contextmanager
+def writing(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
+    """One transaction that takes the write lock as it starts (BEGIN IMMEDIATE, waiting as `waiting` says), committed
+    at the end and rolled back on any exception, Ctrl-C included: what it writes is all there or none of it. A deferred
+    transaction would read first, and a crawl's write between its read and its first write would fail it at once, busy
+    timeout or not (SQLite's "snapshot" conflict). sqlite-utils' atomic() inside it nests as a savepoint."""
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        if db.conn.in_transaction:
+            db.conn.execute("ROLLBACK")
+        raise
+    db.conn.execute("COMMIT")
+
+
+def unwritable(path: str | Path, error: sqlite3.OperationalError) -> str | None:
+    """The one line that says why SQLite could not write the database, where the cause is outside linkspider (another
+    writer, a full disk, a read-only file); None for anything else, which is a bug to show whole."""
+    message = str(error)
+    if "locked" in message or "busy" in message:
+        return (f"{path} is locked: another program is writing to it (a crawl still running?) and did not finish within "
+                f"{BUSY_TIMEOUT_S:.0f} s; nothing of this run was stored: run it again when that program has finished")
+    if any(cause in message for cause in ("readonly", "disk", "full", "unable to open")):
+        return f"{path}: SQLite could not write it ({message}); nothing of this run was stored"
+    return None
+
+
 class NotALinkspiderDatabase(ValueError):
     """The file exists but was not written by `scrapy crawl site`."""
 
 
 def open_database(path: str | Path) -> sqlite_utils.Database:
     """Open (creating if needed) an audit database in WAL mode with every crawl table present."""
-    db = sqlite_utils.Database(path)
+    db = waiting(sqlite_utils.Database(path))
     db.enable_wal()
     db.execute("PRAGMA synchronous = NORMAL")
     create_schema(db)
@@ -128,7 +167,7 @@ def open_existing(path: str | Path) -> sqlite_utils.Database:
     with open(path, "rb") as handle:
         if handle.read(16) != b"SQLite format 3\x00":
             raise NotALinkspiderDatabase(f"{path}: not an SQLite database; give the .db file that `scrapy crawl site` wrote")
-    db = sqlite_utils.Database(path)
+    db = waiting(sqlite_utils.Database(path))
     if "meta" not in db.table_names() or "pages" not in db.table_names():
         raise NotALinkspiderDatabase(f"{path}: not a linkspider database (no pages table); crawl the site with `scrapy crawl site`")
     return db

@@ -13,6 +13,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass
@@ -22,10 +23,12 @@ from urllib.parse import urlsplit
 import pytest
 import sqlite_utils
 
-from analysis.names import title_anchor
+from analysis import cli, pipeline
 from analysis.export import QUEUE_ORDER, neutralise
+from analysis.names import title_anchor
 from conftest import ROOT, SCRAPY, CrawlRun, libraries_imported
 from demo_source import HTML_PAGES, ORPHANS, REDIRECTS, absolute, broken_link_paths, build
+import linkspider.db
 from linkspider.db import open_database
 
 ANALYZE = [*SCRAPY, "analyze"]
@@ -459,3 +462,60 @@ def test_a_cap_below_one_is_refused_before_reading_anything(option: str, demo_cr
     assert done.returncode == 2
     assert_one_error_line(done, f"{option} must be at least 1")
     assert files(tmp_path) == before
+
+
+# --- stopped or kept waiting ------------------------------------------------------------------------------------
+
+WRITTEN_TABLES = ("suggestions", "cannibalization", "orphans", "hubs", "vague_links", "analysed_pages", "analysis_runs",
+                  "impact", "impact_summary", "meta")
+
+
+def written(db_path: Path) -> dict[str, list[tuple]]:
+    """Every row of the tables an analysis writes, in rowid order."""
+    with closing(sqlite3.connect(db_path)) as db:
+        return {table: db.execute(f"SELECT * FROM [{table}] ORDER BY rowid").fetchall() for table in WRITTEN_TABLES}
+
+
+def test_an_analysis_stopped_while_it_writes_leaves_the_last_ones_tables_and_files_whole(
+        analysed: Analysed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C after the queue's tables are written and before the impact's (a crash or a full disk there alike): no
+    table holds a row of the stopped run, and the CSVs and the report are the last run's, byte for byte."""
+    db_path = copy_database(analysed.db_path, tmp_path / "demo.db")
+    assert cli.main([str(db_path), "--no-progress"]) == 0
+    before, files_before = written(db_path), files(tmp_path)
+    capsys.readouterr()
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pipeline, "measure_impact", interrupted)
+    assert cli.main([str(db_path), "--no-progress", "--max-per-page", "1"]) == 130  # a run that would drop rows
+    assert capsys.readouterr().err.startswith(f"interrupted: {db_path} holds the queue and tables of the last analysis")
+    assert written(db_path) == before
+    assert {name: digest for name, digest in files(tmp_path).items() if not name.startswith("demo.db")} == {
+        name: digest for name, digest in files_before.items() if not name.startswith("demo.db")}
+    monkeypatch.undo()
+    assert cli.main([str(db_path), "--no-progress", "--max-per-page", "1"]) == 0  # and the same run, not stopped,
+    assert len(written(db_path)["suggestions"]) < len(before["suggestions"])  # changes them
+
+
+def test_an_analysis_waits_for_another_programs_write_then_fails_in_one_line(
+        analysed: Analysed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A crawl writing to the same database holds its write lock a moment at a time: the analysis waits for it (up to
+    BUSY_TIMEOUT_S), and past that says so in one line, exits 1 and writes nothing."""
+    db_path = copy_database(analysed.db_path, tmp_path / "demo.db")
+    before = written(db_path)
+    writer = sqlite3.connect(db_path, check_same_thread=False)
+    writer.execute("BEGIN IMMEDIATE")  # another program's write, under way
+    monkeypatch.setattr(linkspider.db, "BUSY_TIMEOUT_S", 0.5)
+    assert cli.main([str(db_path), "--no-progress"]) == 1
+    error = capsys.readouterr().err
+    assert error.startswith(f"error: {db_path} is locked: another program is writing to it") and error.count("\n") == 1
+    assert written(db_path) == before
+    monkeypatch.setattr(linkspider.db, "BUSY_TIMEOUT_S", 60.0)
+    ends = threading.Timer(1.0, writer.rollback)  # the other write ends within the wait
+    ends.start()
+    assert cli.main([str(db_path), "--no-progress"]) == 0
+    ends.join()
+    writer.close()
+    assert len(written(db_path)["analysis_runs"]) == len(before["analysis_runs"]) + 1

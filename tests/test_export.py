@@ -8,12 +8,13 @@ mechanisms (what is excluded, what is capped, where an anchor may come from), ne
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from analysis.anchors import Anchor
-from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions
+from analysis.export import CSV_HEADER, export_csv, neutralise, rejected_pairs, save_suggestions, write_csv
 from analysis.names import title_anchor
 from analysis.score import Suggestion
 from handmade import SLUGS, Site, blog_site
@@ -101,3 +102,18 @@ def test_export_csv_is_sorted_and_neutralised(export_site: Site, tmp_path: Path)
     assert rows[1][:3] == [corpus.urls[1], corpus.urls[2], corpus.titles[2]]
     assert [row[4] for row in rows[1:]] == ["text", "text", "text", "title"] and {row[8] for row in rows[1:]} == {"pending"}
     assert {row[9] for row in rows[1:]} == {""}  # no gain until impact.py has measured the queue
+
+
+def test_a_csv_stopped_halfway_leaves_the_last_one_whole_and_nothing_beside_it(tmp_path: Path) -> None:
+    path = tmp_path / "site.suggestions.csv"
+    assert write_csv(path, ["from", "to"], [["/a/", "/b/"], ["/c/", "/d/"]]) == 2
+
+    def rows() -> Iterator[list[str]]:
+        yield ["/e/", "/f/"]
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_csv(path, ["from", "to"], rows())
+    with open(path, newline="", encoding="utf-8") as handle:
+        assert list(csv.reader(handle)) == [["from", "to"], ["/a/", "/b/"], ["/c/", "/d/"]]
+    assert list(tmp_path.iterdir()) == [path]

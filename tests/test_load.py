@@ -155,7 +155,7 @@ def test_a_page_served_word_for_word_under_two_urls_is_one_page_the_shallowest(s
     assert corpus.inbound == [1, 0, 0]
     assert load.resolver(site.db)[url("/index.html")] == url("/")
     assert corpus.copies == [(0, url("/index.html"))]  # reported as cannibalisation, for a canonical or a redirect
-    save_cannibalization(site.db, corpus, [], site.path.with_suffix(".cannibalization.csv"))
+    save_cannibalization(site.db, corpus, [])
     assert [(row["page"], row["other"], row["similarity"]) for row in site.db["cannibalization"].rows] == [(url("/"), url("/index.html"), 1.0)]
 
 
