@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -74,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     from analysis.pipeline import Options, run as analyse
     from analysis.scope import ScopeError
     from analysis.summary import summary
-    from linkspider.db import NotALinkspiderDatabase, unwritable
+    from linkspider.db import NotALinkspiderDatabase, Unwritable, explained
 
     for name in ("max_per_page", "max_per_target", "min_words"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
@@ -86,22 +85,19 @@ def run(args: argparse.Namespace) -> int:
                       progress=not args.no_progress, approved_only=args.approved_only, exclude=tuple(args.exclude or ()),
                       targets=tuple(args.targets or ()), all_languages=args.all_languages)
     try:
-        if args.backtest:
-            from analysis.backtest import run_backtest, table
+        with explained(args.db):
+            if args.backtest:
+                from analysis.backtest import run_backtest, table
 
-            scores, best = run_backtest(args.db, options, args.share, list(range(args.seed, args.seed + args.rounds)), args.calibrate)
-            print(table(scores, best))
-            if args.calibrate:
-                print(f"stored threshold {best:.2f} for {args.model} in {args.db}")
-        else:
-            print(summary(analyse(args.db, options)))
-    except (FileNotFoundError, NotALinkspiderDatabase, EmptyCrawl, ModelError, BacktestError, ScopeError) as error:
+                seeds = list(range(args.seed, args.seed + args.rounds))
+                scores, best = run_backtest(args.db, options, args.share, seeds, args.calibrate)
+                print(table(scores, best))
+                if args.calibrate:
+                    print(f"stored threshold {best:.2f} for {args.model} in {args.db}")
+            else:
+                print(summary(analyse(args.db, options)))
+    except (FileNotFoundError, NotALinkspiderDatabase, EmptyCrawl, ModelError, BacktestError, ScopeError, Unwritable) as error:
         print(f"error: {error}", file=sys.stderr)
-        return 1
-    except sqlite3.OperationalError as error:
-        if (told := unwritable(args.db, error)) is None:
-            raise
-        print(f"error: {told}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"interrupted: {args.db} holds the queue and tables of the last analysis that finished writing them, and "

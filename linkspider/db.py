@@ -109,16 +109,25 @@ def writing(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     db.conn.execute("COMMIT")
 
 
-def unwritable(path: str | Path, error: sqlite3.OperationalError) -> str | None:
-    """The one line that says why SQLite could not write the database, where the cause is outside linkspider (another
-    writer, a full disk, a read-only file); None for anything else, which is a bug to show whole."""
-    message = str(error)
-    if "locked" in message or "busy" in message:
-        return (f"{path} is locked: another program is writing to it (a crawl still running?) and did not finish within "
-                f"{BUSY_TIMEOUT_S:.0f} s; nothing of this run was stored: run it again when that program has finished")
-    if any(cause in message for cause in ("readonly", "disk", "full", "unable to open")):
-        return f"{path}: SQLite could not write it ({message}); nothing of this run was stored"
-    return None
+class Unwritable(Exception):
+    """SQLite could not write the database for a cause outside linkspider: another writer, a full disk, a read-only file."""
+
+
+@contextmanager
+def explained(path: str | Path) -> Iterator[None]:
+    """Raise Unwritable, with the one line that says why and what to do, for an SQLite error of such a cause met
+    inside; any other is a bug, shown whole."""
+    try:
+        yield
+    except sqlite3.OperationalError as error:
+        message = str(error)
+        if "locked" in message or "busy" in message:
+            raise Unwritable(f"{path} is locked: another program is writing to it (a crawl still running?) and did not "
+                             f"finish within {BUSY_TIMEOUT_S:.0f} s; nothing of this run was stored: run it again when "
+                             "that program has finished") from error
+        if any(cause in message for cause in ("readonly", "disk", "full", "unable to open")):
+            raise Unwritable(f"{path}: SQLite could not write it ({message}); nothing of this run was stored") from error
+        raise
 
 
 class NotALinkspiderDatabase(ValueError):

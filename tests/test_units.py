@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import logging
 import random
+import sqlite3
 from pathlib import Path
 
 import pytest
 from scrapy.http import HtmlResponse
 from scrapy.utils.response import get_base_url
 
-from linkspider.db import open_database
+from linkspider.db import Unwritable, explained, open_database
 from linkspider.extract import parse_html
 from linkspider.items import Link, Page
 from linkspider.sentences import sentence_at, sentence_spans
@@ -555,3 +556,16 @@ def test_following_a_redirect_is_not_a_click(tmp_path: Path) -> None:
     finalize_crawl(db, crawl_id, ["http://s/"], "finished", "finished")
     assert {row["url"]: row["depth"] for row in db["pages"].rows} == {"http://s/": 0, "http://s/old": 1, "http://s/new": 1}
     assert db["pages"].get("http://s/old")["final_url"] == "http://s/new"
+
+
+def test_a_database_sqlite_cannot_write_is_one_line_that_names_it_and_a_bug_is_shown_whole(tmp_path: Path) -> None:
+    path = tmp_path / "site.db"
+    open_database(path).close()
+    read_only = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    with pytest.raises(Unwritable, match=r"site\.db: SQLite could not write it \(attempt to write a readonly database\); "
+                                         r"nothing of this run was stored$"):
+        with explained(path):
+            read_only.execute("CREATE TABLE suggestions (source TEXT)")
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        with explained(path):
+            read_only.execute("SELECT * FROM nowhere")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -36,20 +35,14 @@ class Command(ScrapyCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         from analysis.impact import NotAnalysed, measure_impact
         from analysis.report import write_report
-        from linkspider.db import NotALinkspiderDatabase, open_existing, unwritable, writing
+        from linkspider.db import NotALinkspiderDatabase, Unwritable, explained, open_existing, writing
 
         try:
             db = open_existing(opts.db)
-            with writing(db):
+            with explained(opts.db), writing(db):
                 impact = measure_impact(db, opts.approved_only)
-        except (FileNotFoundError, NotALinkspiderDatabase, NotAnalysed) as error:
+        except (FileNotFoundError, NotALinkspiderDatabase, NotAnalysed, Unwritable) as error:
             print(f"error: {error}", file=sys.stderr)
-            self.exitcode = 1
-            return
-        except sqlite3.OperationalError as error:
-            if (told := unwritable(opts.db, error)) is None:
-                raise
-            print(f"error: {told}", file=sys.stderr)
             self.exitcode = 1
             return
         path = write_report(db, impact, opts.out or Path(opts.db).with_suffix(".report.html"))

@@ -28,7 +28,7 @@ class Command(ScrapyCommand):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         from analysis.review import apply_decisions, read_decisions
-        from linkspider.db import NotALinkspiderDatabase, open_existing
+        from linkspider.db import NotALinkspiderDatabase, Unwritable, explained, open_existing
 
         try:
             db = open_existing(opts.db)
@@ -42,6 +42,12 @@ class Command(ScrapyCommand):
             print(f"nothing imported: fix the {len(decisions.problems)} row(s) above and run again", file=sys.stderr)
             self.exitcode = 1
             return
-        apply_decisions(db, decisions)
+        try:
+            with explained(opts.db):
+                apply_decisions(db, decisions)
+        except Unwritable as error:
+            print(f"error: {error}", file=sys.stderr)
+            self.exitcode = 1
+            return
         counts = ", ".join(f"{count} {status}" for status, count in sorted(Counter(decisions.changes.values()).items()))
         print(f"Imported {len(decisions.changes)} decision(s) ({counts or 'none'}); {decisions.unchanged} unchanged; into {opts.db}")
