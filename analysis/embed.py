@@ -22,7 +22,7 @@ import shutil
 import sys
 import tempfile
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -38,6 +38,8 @@ BACKENDS = ("torch", "onnx", "onnx-int8")
 # torch fp32, backtest recall equal and 1.8% lower, encoding ~2x faster (BENCHMARKS.md, "Embedding backends")
 DEFAULT_BACKEND = "onnx-int8"
 BATCH_SIZE = 32
+CHUNK_PAGES = 2048  # pages encoded, then cached, at a time: a run stopped while it embeds loses at most ~1 min of CPU
+BATCHES_TOLD = 8  # torch's batches a call to sentence-transformers, which shows no progress of ours within one
 GPU_BATCH_SIZE = 128  # torch on a GPU: 12-22% faster than 32 on an H200, the same vectors (BENCHMARKS.md, "GPU")
 CACHE_ENV = "LINKSPIDER_CACHE"
 NVIDIA_DEVICE = "/dev/nvidiactl"  # the NVIDIA driver's control device, present where it is loaded
@@ -52,8 +54,8 @@ class Encoder(Protocol):
     batch_size: int  # texts a batch in embed_pages
     described: str  # what runs the model, and where: "onnx-int8 on cpu", "torch on cuda"
 
-    def encode(self, texts: list[str], batch_size: int, progress: bool) -> np.ndarray:
-        """Unit-length float32 rows, one per text, in the order given."""
+    def encode(self, texts: list[str], batch_size: int, done: Callable[[int], None] | None = None) -> np.ndarray:
+        """Unit-length float32 rows, one per text, in the order given; done(n) is told of every n texts encoded."""
 
 
 @dataclass
@@ -127,9 +129,18 @@ class TorchEncoder:
         self.batch_size = GPU_BATCH_SIZE if model.device.type == "cuda" else BATCH_SIZE
         self.described = f"torch on {model.device.type}"
 
-    def encode(self, texts: list[str], batch_size: int, progress: bool) -> np.ndarray:
-        return self.model.encode(texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=progress,
-                                 convert_to_numpy=True).astype(np.float32)
+    def encode(self, texts: list[str], batch_size: int, done: Callable[[int], None] | None = None) -> np.ndarray:
+        """A few batches a call, to tell done as they go: the texts longest first, as sentence-transformers sorts them
+        within a call, so that a call's batches pad as little as one call's would."""
+        order = np.argsort([-len(text) for text in texts], kind="stable")
+        output = np.empty((len(texts), self.model.get_embedding_dimension()), dtype=np.float32)
+        for start in range(0, len(texts), batch_size * BATCHES_TOLD):
+            rows = order[start:start + batch_size * BATCHES_TOLD]
+            output[rows] = self.model.encode([texts[i] for i in rows], batch_size=batch_size, normalize_embeddings=True,
+                                             show_progress_bar=False, convert_to_numpy=True)
+            if done:
+                done(len(rows))
+        return output
 
 
 class OnnxEncoder:
@@ -153,23 +164,20 @@ class OnnxEncoder:
         on = "cuda" if "CUDAExecutionProvider" in self.session.get_providers() else "cpu"
         self.described = f"{'onnx-int8' if int8 else 'onnx'} on {on}"
 
-    def encode(self, texts: list[str], batch_size: int, progress: bool) -> np.ndarray:
+    def encode(self, texts: list[str], batch_size: int, done: Callable[[int], None] | None = None) -> np.ndarray:
         encodings = self.tokenizer.encode_batch(texts)
         lengths = np.array([len(encoding.ids) for encoding in encodings])
         order = np.argsort(-lengths, kind="stable")
         output = np.empty((len(texts), self.dimension), dtype=np.float32)
-        starts = range(0, len(texts), batch_size)
-        if progress:
-            from tqdm import tqdm
-
-            starts = tqdm(starts, desc="Batches", unit="batch")
-        for start in starts:
+        for start in range(0, len(texts), batch_size):
             rows = order[start:start + batch_size]
             ids = np.zeros((len(rows), lengths[rows].max()), dtype=np.int64)
             for row, index in enumerate(rows):
                 ids[row, :lengths[index]] = encodings[index].ids
             mask = (np.arange(ids.shape[1]) < lengths[rows, None]).astype(np.int64)
             output[rows] = self.session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+            if done:
+                done(len(rows))
         return output
 
 
@@ -319,8 +327,8 @@ def _export(model, name: str, folder: Path) -> None:  # noqa: ANN001 (SentenceTr
         "model": name, "max_seq_length": model.max_seq_length, "dimension": dimension, "pooling": pooling,
         "torch": torch.__version__, "export_version": EXPORT_VERSION}, indent=1))
     probe = ["A short text.", "A longer text, so that the batch is padded: " + "words about anything " * 40]
-    exported = OnnxEncoder(folder, False, "cpu").encode(probe, 2, False)
-    agreement = (exported * TorchEncoder(model).encode(probe, 2, False)).sum(axis=1).min()
+    exported = OnnxEncoder(folder, False, "cpu").encode(probe, 2)
+    agreement = (exported * TorchEncoder(model).encode(probe, 2)).sum(axis=1).min()
     if agreement < 0.999:
         raise ModelError(f"the ONNX export of {name} disagrees with the model (cosine {agreement:.4f}); use --backend torch")
 
@@ -333,7 +341,8 @@ def cache_key(model_name: str, recipe: str, backend: str) -> str:
 def embed_pages(db: sqlite_utils.Database, urls: list[str], texts: Sequence[str], hashes: list[str], model_name: str,
                 device: str = "auto", progress: bool = True, recipe: str = RECIPE,
                 backend: str = DEFAULT_BACKEND) -> Embeddings:
-    """Vectors for the pages, reusing cached ones whose content hash is unchanged; caches the new ones.
+    """Vectors for the pages, reusing cached ones whose content hash is unchanged; caches the new ones, CHUNK_PAGES at
+    a time, so that a run stopped while it embeds (Ctrl-C, a crash) keeps the chunks it finished for the next.
 
     recipe names how the texts were made: vectors of different recipes, and of different backends, are cached apart.
     """
@@ -347,14 +356,19 @@ def embed_pages(db: sqlite_utils.Database, urls: list[str], texts: Sequence[str]
     todo = [i for i, url in enumerate(urls) if url not in vectors]
     encoder = None
     if todo:
+        from tqdm import tqdm  # here, as the model's libraries: not at `--help`
+
         encoder = load_encoder(model_name, device, backend)
-        encoded = encoder.encode([texts[i] for i in todo], encoder.batch_size, progress)
-        with db.conn:
-            db["embeddings"].upsert_all(
-                ({"url": urls[i], "model": key, "content_hash": hashes[i], "vector": encoded[row].tobytes()}
-                 for row, i in enumerate(todo)),
-                pk=("url", "model"),
-            )
-        vectors.update({urls[i]: encoded[row] for row, i in enumerate(todo)})
+        with tqdm(total=len(todo), desc="Embedding", unit="page", disable=not progress) as bar:
+            for start in range(0, len(todo), CHUNK_PAGES):
+                chunk = todo[start:start + CHUNK_PAGES]
+                encoded = encoder.encode([texts[i] for i in chunk], encoder.batch_size, bar.update)
+                with db.atomic():
+                    db["embeddings"].upsert_all(
+                        ({"url": urls[i], "model": key, "content_hash": hashes[i], "vector": encoded[row].tobytes()}
+                         for row, i in enumerate(chunk)),
+                        pk=("url", "model"),
+                    )
+                vectors.update({urls[i]: encoded[row] for row, i in enumerate(chunk)})
     rows = np.array([vectors[url] for url in urls], dtype=np.float32)  # np.vstack: 1.8 s at 100,000 pages
     return Embeddings(rows, len(todo), encoder.described if encoder else None)

@@ -1006,14 +1006,14 @@ def measure_site(args: argparse.Namespace, out: Path) -> dict[str, Any]:
     encoder = load_encoder(DEFAULT_MODEL, args.device, backend)  # imports included
     load_s = time.perf_counter() - start
     analysis.embed.load_encoder = lambda *_, **__: encoder  # embed_pages reuses it: its load is excluded on both sides
-    encoder.encode(texts[:64], 32, False)  # warm-up, for both sides
+    encoder.encode(texts[:64], 32)  # warm-up, for both sides
     rounds = []
     for number in range(args.repeats):
         measured: dict[str, Any] = {}
         for side in (("encode", "pipeline") if number % 2 == 0 else ("pipeline", "encode")):
             if side == "encode":
                 start, cpu = time.perf_counter(), cpu_seconds()
-                encoder.encode(texts, 32, False)
+                encoder.encode(texts, 32)
                 measured["encode_s"] = time.perf_counter() - start
                 measured["encode_cpu_s"] = round(cpu_seconds() - cpu, 2)
             else:

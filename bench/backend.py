@@ -61,7 +61,7 @@ start = time.perf_counter()
 from analysis.embed import load_encoder
 encoder = load_encoder("all-MiniLM-L6-v2", "cpu", sys.argv[1])
 loaded = time.perf_counter()
-encoder.encode(["a kettle"], 32, False)
+encoder.encode(["a kettle"], 32)
 end = time.perf_counter()
 print(json.dumps({"load_s": loaded - start, "first_vector_s": end - start}))
 """
@@ -105,7 +105,7 @@ def bench_speed(args: argparse.Namespace) -> dict[str, Any]:
     texts = demo_page_texts(args.texts, args.seed)
     encoders = {backend: load_encoder(DEFAULT_MODEL, "cpu", backend) for backend in args.backends}
     for encoder in encoders.values():
-        encoder.encode(texts[:args.batch_size], args.batch_size, False)  # warm-up
+        encoder.encode(texts[:args.batch_size], args.batch_size)  # warm-up
         if hasattr(encoder, "session"):
             encoder.session = TimedSession(encoder.session)
     runs: dict[str, list[dict[str, float]]] = {backend: [] for backend in args.backends}
@@ -117,7 +117,7 @@ def bench_speed(args: argparse.Namespace) -> dict[str, Any]:
             if hasattr(encoder, "session"):
                 encoder.session.seconds = 0.0
             start, cpu = time.perf_counter(), cpu_seconds()
-            vectors[backend] = encoder.encode(texts, args.batch_size, False)
+            vectors[backend] = encoder.encode(texts, args.batch_size)
             seconds = time.perf_counter() - start
             run = {"encode_s": round(seconds, 3), "cpu_s": round(cpu_seconds() - cpu, 3), "pages_per_s": round(len(texts) / seconds, 1),
                    "load_average": round(os.getloadavg()[0], 2)}
@@ -151,13 +151,13 @@ def bench_cuda(args: argparse.Namespace) -> dict[str, Any]:
     for precision in ("fp32", "fp16"):
         if precision == "fp16":
             encoder.model.half()
-        encoder.encode(texts[:512], 128, False)  # warm-up: kernels chosen, memory pool grown
+        encoder.encode(texts[:512], 128)  # warm-up: kernels chosen, memory pool grown
         for batch_size in args.batch_sizes:
             seconds = []
             for _ in range(args.repeats):
                 torch.cuda.synchronize()
                 start = time.perf_counter()
-                vectors[precision] = encoder.encode(texts, batch_size, False)
+                vectors[precision] = encoder.encode(texts, batch_size)
                 seconds.append(time.perf_counter() - start)
             by_batch.setdefault(precision, []).append(vectors[precision])
             runs[f"{precision}, batch {batch_size}"] = {"encode_s": [round(s, 3) for s in seconds],
@@ -197,7 +197,7 @@ def bench_overlap(args: argparse.Namespace) -> dict[str, Any]:
         vectors, seconds = {}, {}
         for backend, encoder in encoders.items():
             start = time.perf_counter()
-            vectors[backend] = encoder.encode(texts, 32, False)
+            vectors[backend] = encoder.encode(texts, 32)
             seconds[backend] = round(time.perf_counter() - start, 2)
         reference = top(vectors["torch"], args.k)
         site: dict[str, Any] = {"pages": len(texts), "encode_s": seconds}

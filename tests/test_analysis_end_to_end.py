@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import itertools
 import os
 import re
 import sqlite3
@@ -23,7 +24,7 @@ from urllib.parse import urlsplit
 import pytest
 import sqlite_utils
 
-from analysis import cli, pipeline
+from analysis import cli, embed, pipeline
 from analysis.export import QUEUE_ORDER, neutralise
 from analysis.names import title_anchor
 from conftest import ROOT, SCRAPY, CrawlRun, libraries_imported
@@ -117,6 +118,7 @@ def test_each_stage_after_embedding_is_said_on_stderr_as_it_starts_unless_no_pro
     assert said == [f"stage: {stage}" for stage in ("index", "candidates", "rank+anchor", "export (tables)", "impact",
                                                       "export (CSV, with each suggestion's gain)", "report")]
     assert re.search(r"Anchors: 100%\|[^|\n]*\| (\S+)/\1 \[", analysed.first.stderr)  # the anchor search's bar, to its end
+    assert re.search(r"Embedding: 100%\|[^|\n]*\| (\d+)/\1 \[", analysed.first.stderr)  # and the embedding's, in pages
     assert "stage: " not in analysed.second.stderr and "Anchors" not in analysed.second.stderr  # --no-progress
 
 
@@ -519,3 +521,35 @@ def test_an_analysis_waits_for_another_programs_write_then_fails_in_one_line(
     ends.join()
     writer.close()
     assert len(written(db_path)["analysis_runs"]) == len(before["analysis_runs"]) + 1
+
+
+def test_an_analysis_stopped_while_it_embeds_keeps_the_chunks_it_finished(
+        demo_crawl: CrawlRun, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Embedding a large site takes an hour on CPUs: a run stopped in it keeps every chunk of CHUNK_PAGES already
+    encoded, and the next run embeds only the rest."""
+    db_path = copy_database(demo_crawl.db_path, tmp_path / "demo.db")
+    monkeypatch.setattr(embed, "CHUNK_PAGES", 16)
+    load_encoder = embed.load_encoder
+
+    def stopped_at_the_third_chunk(*args: str) -> embed.Encoder:
+        encoder, chunks = load_encoder(*args), itertools.count()
+        encode = encoder.encode
+
+        def encode_then_stop(texts: list[str], batch_size: int, done: object = None) -> object:
+            if next(chunks) == 2:
+                raise KeyboardInterrupt
+            return encode(texts, batch_size, done)
+
+        encoder.encode = encode_then_stop
+        return encoder
+
+    monkeypatch.setattr(embed, "load_encoder", stopped_at_the_third_chunk)
+    assert cli.main([str(db_path), "--no-progress"]) == 130
+    assert capsys.readouterr().err.startswith("interrupted: ")
+    assert sqlite_utils.Database(db_path)["embeddings"].count == 32
+    monkeypatch.undo()
+    assert cli.main([str(db_path), "--no-progress"]) == 0
+    said = capsys.readouterr().out
+    pages = int(re.search(r"^Analysed (\d+) pages", said, re.M).group(1))
+    assert pages > 32 and sqlite_utils.Database(db_path)["embeddings"].count == pages
+    assert f"Analysed {pages} pages ({pages - 32} embedded now" in said

@@ -46,13 +46,13 @@ def run(*command: str, env: dict[str, str] | None = None) -> subprocess.Complete
 def test_the_export_agrees_with_torch_in_any_batch(cache: Path) -> None:
     [folder] = (cache / "onnx").iterdir()
     assert {path.name for path in folder.iterdir()} == {"model.onnx", "model-int8.onnx", "tokenizer.json", "meta.json"}
-    reference = load_encoder(DEFAULT_MODEL, "cpu", "torch").encode(TEXTS, 32, False)
+    reference = load_encoder(DEFAULT_MODEL, "cpu", "torch").encode(TEXTS, 32)
     onnx = load_encoder(DEFAULT_MODEL, "cpu", "onnx")
     for batch_size in (1, 2, 32):  # sorted by length, padded per batch, put back in order
-        vectors = onnx.encode(TEXTS, batch_size, False)
+        vectors = onnx.encode(TEXTS, batch_size)
         assert vectors.dtype == np.float32 and vectors.shape == reference.shape
         assert np.abs(vectors - reference).max() < 1e-4
-    int8 = load_encoder(DEFAULT_MODEL, "cpu", "onnx-int8").encode(TEXTS, 2, False)
+    int8 = load_encoder(DEFAULT_MODEL, "cpu", "onnx-int8").encode(TEXTS, 2)
     assert np.allclose(np.linalg.norm(int8, axis=1), 1, atol=1e-5)
     assert (int8 * reference).sum(axis=1).min() > 0.8  # close to, not equal to, the fp32 vectors
     assert np.abs(int8 - reference).max() > 1e-3
@@ -60,7 +60,7 @@ def test_the_export_agrees_with_torch_in_any_batch(cache: Path) -> None:
 
 def test_an_exported_model_runs_without_torch_and_is_not_exported_again(cache: Path) -> None:
     probe = ("import sys\nfrom analysis.embed import load_encoder\n"
-             "vectors = load_encoder('all-MiniLM-L6-v2', 'auto', sys.argv[1]).encode(['a kettle', 'coffee beans'], 32, False)\n"
+             "vectors = load_encoder('all-MiniLM-L6-v2', 'auto', sys.argv[1]).encode(['a kettle', 'coffee beans'], 32)\n"
              "print(vectors.shape, sorted({name.split('.')[0] for name in sys.modules} & {'torch', 'sentence_transformers', 'transformers'}))")
     for backend in ("onnx", "onnx-int8"):
         done = run(sys.executable, "-c", probe, backend, env={embed.CACHE_ENV: str(cache)})
