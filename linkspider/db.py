@@ -83,8 +83,6 @@ CRAWLS = {
 
 SITEMAP_ENTRIES = {"url": str, "sitemap": str, "lastmod": str}
 
-REGIONS = ("content", "nav", "header", "footer", "aside", "other")
-
 
 def waiting(db: sqlite_utils.Database) -> sqlite_utils.Database:
     """The database, made to wait up to BUSY_TIMEOUT_S for another connection's write to end before it writes (SQLite's
