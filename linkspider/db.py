@@ -121,10 +121,11 @@ def explained(path: str | Path) -> Iterator[None]:
         message = str(error)
         if "locked" in message or "busy" in message:
             raise Unwritable(f"{path} is locked: another program is writing to it (a crawl still running?) and did not "
-                             f"finish within {BUSY_TIMEOUT_S:.0f} s; nothing of this run was stored: run it again when "
-                             "that program has finished") from error
+                             f"finish within {BUSY_TIMEOUT_S:.0f} s; none of this run's results were stored: run it again "
+                             "when that program has finished") from error
         if any(cause in message for cause in ("readonly", "disk", "full", "unable to open")):
-            raise Unwritable(f"{path}: SQLite could not write it ({message}); nothing of this run was stored") from error
+            raise Unwritable(f"{path}: SQLite could not write it ({message}); none of this run's results were "
+                             "stored") from error
         raise
 
 

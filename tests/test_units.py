@@ -563,7 +563,7 @@ def test_a_database_sqlite_cannot_write_is_one_line_that_names_it_and_a_bug_is_s
     open_database(path).close()
     read_only = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     with pytest.raises(Unwritable, match=r"site\.db: SQLite could not write it \(attempt to write a readonly database\); "
-                                         r"nothing of this run was stored$"):
+                                         r"none of this run's results were stored$"):
         with explained(path):
             read_only.execute("CREATE TABLE suggestions (source TEXT)")
     with pytest.raises(sqlite3.OperationalError, match="no such table"):
