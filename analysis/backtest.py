@@ -209,7 +209,7 @@ def _top_pairs(corpus: Corpus, similarity: np.ndarray, per_page: int, threshold:
 
 def save(db: sqlite_utils.Database, scores: list[Score], share: float, best: float, calibrate_model: str | None) -> None:
     now = utc_now()
-    with db.conn:
+    with db.atomic():
         db["backtests"].insert_all(({"run_at": now, "share": share, "best_threshold": best, **asdict(s)} for s in scores),
                                    alter=True)
         if calibrate_model:

@@ -48,6 +48,6 @@ def read_decisions(db: sqlite_utils.Database, path: Path) -> Decisions:
 
 
 def apply_decisions(db: sqlite_utils.Database, decisions: Decisions) -> None:
-    with db.conn:
+    with db.atomic():
         for key, status in decisions.changes.items():
             db["suggestions"].update(key, {"status": status})

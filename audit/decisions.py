@@ -30,7 +30,7 @@ def carry_decisions(previous: Path, fetched: Path, csv_path: Path, report_path: 
                   db.execute("SELECT source, target FROM links WHERE region = 'content'")}
         proposed = {(source, target) for source, target in db.execute("SELECT source, target FROM suggestions")}
         decided = [row for row in earlier if row["status"] != "pending" or (row["source"], row["target"]) in linked]
-        with db.conn:
+        with db.atomic():
             for row in decided:
                 key = (row["source"], row["target"])
                 status = "done" if row["status"] in ("pending", "approved") and key in linked else row["status"]

@@ -739,7 +739,7 @@ def write_database(args: argparse.Namespace) -> None:
                     yield urls[source], urls[target], corpus.titles[target], "aside", None, None, position
 
     db = open_database(args.out)
-    with db.conn:
+    with db.atomic():
         db.conn.execute("INSERT INTO crawls (id, start_urls, started_at, finished_at, status, pages) VALUES (1, ?, ?, ?, 'finished', ?)",
                         [urls[0], now, now, pages])  # the start URLs, space-separated
         db.conn.executemany(

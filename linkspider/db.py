@@ -84,10 +84,11 @@ CRAWLS = {
 SITEMAP_ENTRIES = {"url": str, "sitemap": str, "lastmod": str}
 
 
-def waiting(db: sqlite_utils.Database) -> sqlite_utils.Database:
-    """The database, made to wait up to BUSY_TIMEOUT_S for another connection's write to end before it writes (SQLite's
-    default, 5 s, is less than a crawl's flush or an analysis's tables may take: either would fail the other)."""
-    db.conn.execute(f"PRAGMA busy_timeout = {round(BUSY_TIMEOUT_S * 1000)}")
+def waiting(db: sqlite_utils.Database, seconds: float | None = None) -> sqlite_utils.Database:
+    """The database, made to wait up to this long (BUSY_TIMEOUT_S) for another connection's write to end before it
+    writes (SQLite's default, 5 s, is less than a crawl's flush or an analysis's tables may take: either would fail the
+    other)."""
+    db.conn.execute(f"PRAGMA busy_timeout = {round((BUSY_TIMEOUT_S if seconds is None else seconds) * 1000)}")
     return db
 
 
@@ -133,9 +134,9 @@ class NotALinkspiderDatabase(ValueError):
     """The file exists but was not written by `scrapy crawl site`."""
 
 
-def open_database(path: str | Path) -> sqlite_utils.Database:
-    """Open (creating if needed) an audit database in WAL mode with every crawl table present."""
-    db = waiting(sqlite_utils.Database(path))
+def open_database(path: str | Path, busy_timeout_s: float | None = None) -> sqlite_utils.Database:
+    """Open (creating if needed) an audit database in WAL mode with every crawl table present (waiting: busy_timeout_s)."""
+    db = waiting(sqlite_utils.Database(path), busy_timeout_s)
     db.enable_wal()
     db.execute("PRAGMA synchronous = NORMAL")
     create_schema(db)
@@ -144,7 +145,7 @@ def open_database(path: str | Path) -> sqlite_utils.Database:
 
 def create_schema(db: sqlite_utils.Database) -> None:
     """Create the crawl tables and indexes that are missing; never drops or rewrites data."""
-    with db.conn:
+    with db.atomic():
         db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
         db["meta"].insert({"key": "schema_version", "value": str(SCHEMA_VERSION)}, replace=True)
         db["meta"].insert({"key": "generator", "value": "linkspider"}, replace=True)

@@ -35,6 +35,7 @@ SPIDER_MIDDLEWARES = {"scrapy.spidermiddlewares.depth.DepthMiddleware": None}
 METAREFRESH_ENABLED = False
 
 SQLITE_BATCH_SIZE = 200  # pages per transaction (the site spider sets its own SQLite pipeline)
+SQLITE_BUSY_TIMEOUT = 60.0  # seconds a write waits for another program's (an analysis of the same database) to end
 
 TELNETCONSOLE_ENABLED = False
 EXTENSIONS = {"scrapy.extensions.remote_control.RemoteControl": None}  # no local control server per crawl

@@ -7,7 +7,7 @@ from collections import deque
 
 import sqlite_utils
 
-from linkspider.db import utc_now
+from linkspider.db import utc_now, writing
 
 MAX_REDIRECT_HOPS = 20
 
@@ -15,7 +15,7 @@ MAX_REDIRECT_HOPS = 20
 def finalize_crawl(db: sqlite_utils.Database, crawl_id: int, start_urls: list[str], status: str, reason: str,
                    reused: int = 0) -> None:
     """Update the derived columns of every page and close the crawl's row, in one transaction."""
-    with db.conn:
+    with writing(db):
         if status == "finished":
             db.execute("UPDATE pages SET gone = (last_seen_crawl IS NOT ?)", [crawl_id])
         _resolve_redirects(db)

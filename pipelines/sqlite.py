@@ -2,22 +2,28 @@
 
 Each batch is one transaction, so a crawl stopped at any moment (Ctrl-C, a kill, a crash) leaves
 every page either fully written with its links or not written at all. Re-crawling into the same
-file updates pages in place and replaces their links.
+file updates pages in place and replaces their links. A batch that another program's write keeps
+out longer than SQLITE_BUSY_TIMEOUT (an analysis of the same database writing its tables) is kept
+and written with the next.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import sqlite3
 from dataclasses import asdict
 
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 
 from linkspider import __version__
-from linkspider.db import open_database, utc_now
+from linkspider.db import open_database, utc_now, writing
 from linkspider.items import Page, SitemapEntries
 from linkspider.urls import site_key
 from pipelines.finalize import finalize_crawl
+
+logger = logging.getLogger(__name__)
 
 
 class SQLitePipeline:
@@ -36,8 +42,8 @@ class SQLitePipeline:
 
     def open_spider(self) -> None:
         self.options = self.crawler.spider.options
-        self.db = open_database(self.options.db)
-        with self.db.conn:
+        self.db = open_database(self.options.db, self.crawler.settings.getfloat("SQLITE_BUSY_TIMEOUT"))
+        with writing(self.db):
             self.crawl_id = self.db["crawls"].insert({
                 "start_urls": " ".join(self.options.start_urls),
                 "options": json.dumps(asdict(self.options), default=sorted),  # sites: a set, stored sorted
@@ -57,7 +63,7 @@ class SQLitePipeline:
         return item
 
     def close_spider(self) -> None:
-        self.flush()
+        self.flush(final=True)
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         """Derive what needs the whole crawl (depth, chains, orphans, gone pages), then close."""
@@ -67,13 +73,25 @@ class SQLitePipeline:
         finalize_crawl(self.db, self.crawl_id, self.options.start_urls, status, reason, reused)
         self.db.close()
 
-    def flush(self) -> None:
-        """Write the buffered items in one transaction."""
+    def flush(self, final: bool = False) -> None:
+        """Write the buffered items in one transaction; kept for the next, but the final one, while another program
+        holds the database's write lock."""
         if not self.pages and not self.sitemaps:
             return
         pages, self.pages = self.pages, []
         sitemaps, self.sitemaps = self.sitemaps, []
-        with self.db.conn:
+        try:
+            self._write(pages, sitemaps)
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or final:
+                raise
+            self.pages, self.sitemaps = pages + self.pages, sitemaps + self.sitemaps
+            logger.warning("%d pages not written yet (%s: another program is writing to the database); kept for the "
+                           "next batch", len(pages), error)
+
+    def _write(self, pages: list[Page], sitemaps: list[SitemapEntries]) -> None:
+        """One transaction."""
+        with writing(self.db):
             rows = [_page_row(page, self.crawl_id) for page in pages]
             self.db["pages"].upsert_all(rows, pk="url")
             self.db.execute(

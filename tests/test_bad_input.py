@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import time
+from contextlib import closing
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import sqlite_utils
@@ -168,3 +171,28 @@ def test_ctrl_c_leaves_a_consistent_database_and_a_rerun_completes(tmp_path: Pat
     assert_sound(db_path)
     assert rerun.db.execute("SELECT count(*) FROM pages WHERE url LIKE '%/calendar/%'").fetchone()[0] == 50
     assert rerun.db.execute("SELECT count(*) FROM pages WHERE gone = 1").fetchone()[0] == 0
+
+
+def test_a_batch_another_programs_write_holds_out_is_written_with_the_next(bad_crawl: CrawlRun, tmp_path: Path) -> None:
+    """An analysis of the same database holds its write lock while it writes its tables: a crawl's batch kept out past
+    SQLITE_BUSY_TIMEOUT is kept and written with the next, and the crawl stores every page all the same."""
+    db_path = tmp_path / "shared.db"
+    with serve_bad_site(delay=0.1) as url:
+        command = [*SCRAPY, "crawl", "site", "-a", f"url={url}", "-a", f"db={db_path}", "-s", "AUTOTHROTTLE_ENABLED=False",
+                   "-s", "SQLITE_BATCH_SIZE=5", "-s", "SQLITE_BUSY_TIMEOUT=0.2", "-s", "LOG_LEVEL=WARNING"]
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for_pages(db_path, 5, timeout=60)
+        with closing(sqlite3.connect(db_path)) as analysis:
+            analysis.execute("BEGIN IMMEDIATE")  # its tables, being written
+            time.sleep(0.8)
+            analysis.rollback()
+        _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 0, stderr
+    assert "pages not written yet (database is locked" in stderr
+    assert_sound(db_path)
+
+    def paths(path: Path) -> set[str]:
+        with closing(sqlite3.connect(path)) as db:
+            return {urlsplit(page).path for page, in db.execute("SELECT url FROM pages")}
+
+    assert paths(db_path) == paths(bad_crawl.db_path)

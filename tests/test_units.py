@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import re
 import sqlite3
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 from scrapy.http import HtmlResponse
 from scrapy.utils.response import get_base_url
 
-from linkspider.db import Unwritable, explained, open_database
+from linkspider.db import Unwritable, explained, open_database, writing
 from linkspider.extract import parse_html
 from linkspider.items import Link, Page
 from linkspider.sentences import sentence_at, sentence_spans
@@ -569,3 +570,29 @@ def test_a_database_sqlite_cannot_write_is_one_line_that_names_it_and_a_bug_is_s
     with pytest.raises(sqlite3.OperationalError, match="no such table"):
         with explained(path):
             read_only.execute("SELECT * FROM nowhere")
+
+
+def test_a_transaction_that_fails_midway_writes_none_of_its_sqlite_utils_writes(tmp_path: Path) -> None:
+    """sqlite-utils (4) commits each write it makes unless a transaction is open, so `with db.conn:` around its calls is
+    no transaction: a crawl's batch could lose its links and keep its pages. `writing` opens one first."""
+    db = open_database(tmp_path / "site.db")
+    with pytest.raises(RuntimeError), writing(db):
+        db["pages"].upsert_all([{"url": "https://example.com/a", "status": 200}], pk="url")
+        db.execute("DELETE FROM links")
+        db["links"].insert_all([{"source": "https://example.com/a", "target": "https://example.com/b"}])
+        raise RuntimeError("stopped")
+    assert db["pages"].count == 0 and db["links"].count == 0
+    with writing(db):
+        db["pages"].upsert_all([{"url": "https://example.com/a", "status": 200}], pk="url")
+    assert db["pages"].count == 1
+
+
+def test_no_code_takes_a_connection_context_for_a_transaction() -> None:
+    """`with db.conn:` commits at its end but opens nothing, and sqlite-utils commits its own writes inside it one by
+    one: a transaction is `writing(db)` or `db.atomic()`."""
+    root = Path(__file__).resolve().parent.parent
+    found = [f"{path.relative_to(root)}:{number}" for folder in ("analysis", "linkspider", "pipelines", "audit", "bench")
+             for path in sorted((root / folder).rglob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"\bwith\s+[\w.]*\.conn\s*:", line)]
+    assert found == []
