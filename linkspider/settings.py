@@ -35,7 +35,9 @@ SPIDER_MIDDLEWARES = {"scrapy.spidermiddlewares.depth.DepthMiddleware": None}
 METAREFRESH_ENABLED = False
 
 SQLITE_BATCH_SIZE = 200  # pages per transaction (the site spider sets its own SQLite pipeline)
-SQLITE_BUSY_TIMEOUT = 60.0  # seconds a write waits for another program's (an analysis of the same database) to end
+# seconds a batch waits for another program's write (an analysis of the same database) to end: linkspider.db's
+# BUSY_TIMEOUT_S, written out, since importing linkspider.db here would load sqlite-utils (0.1 s) at every `scrapy`
+SQLITE_BUSY_TIMEOUT = 60.0
 
 TELNETCONSOLE_ENABLED = False
 EXTENSIONS = {"scrapy.extensions.remote_control.RemoteControl": None}  # no local control server per crawl

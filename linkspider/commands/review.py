@@ -31,22 +31,18 @@ class Command(ScrapyCommand):
         from linkspider.db import NotALinkspiderDatabase, Unwritable, explained, open_existing
 
         try:
-            db = open_existing(opts.db)
-            decisions = read_decisions(db, opts.decisions)
-        except (FileNotFoundError, NotALinkspiderDatabase) as error:
+            with explained(opts.db):
+                db = open_existing(opts.db)
+                decisions = read_decisions(db, opts.decisions)
+                if not decisions.problems:
+                    apply_decisions(db, decisions)
+        except (FileNotFoundError, NotALinkspiderDatabase, Unwritable) as error:
             print(f"error: {error}", file=sys.stderr)
             self.exitcode = 1
             return
         if decisions.problems:
             print("\n".join(f"error: {problem}" for problem in decisions.problems), file=sys.stderr)
             print(f"nothing imported: fix the {len(decisions.problems)} row(s) above and run again", file=sys.stderr)
-            self.exitcode = 1
-            return
-        try:
-            with explained(opts.db):
-                apply_decisions(db, decisions)
-        except Unwritable as error:
-            print(f"error: {error}", file=sys.stderr)
             self.exitcode = 1
             return
         counts = ", ".join(f"{count} {status}" for status, count in sorted(Counter(decisions.changes.values()).items()))
