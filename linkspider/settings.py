@@ -38,6 +38,7 @@ SQLITE_BATCH_SIZE = 200  # pages per transaction (the site spider sets its own S
 # seconds a batch waits for another program's write (an analysis of the same database) to end: linkspider.db's
 # BUSY_TIMEOUT_S, written out, since importing linkspider.db here would load sqlite-utils (0.1 s) at every `scrapy`
 SQLITE_BUSY_TIMEOUT = 60.0
+SQLITE_CLOSE_TIMEOUT = 600.0  # and how much longer the last batch and the crawl's close wait: they have no next batch
 
 TELNETCONSOLE_ENABLED = False
 EXTENSIONS = {"scrapy.extensions.remote_control.RemoteControl": None}  # no local control server per crawl

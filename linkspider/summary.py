@@ -42,6 +42,9 @@ def crawl_problem(db: sqlite_utils.Database, crawl_id: int, start_urls: list[str
     crawl = db["crawls"].get(crawl_id)
     if crawl["status"] == "interrupted":
         return "crawl interrupted; the database is consistent: run the same command again to complete it"
+    if crawl["status"] == "running":
+        return ("the crawl's last pages or its close were not written (see the log above); the pages written are kept: "
+                "run the same command again to complete it")
     external = {source: target for source, target in db.execute("SELECT source, target FROM redirects WHERE external = 1")}
     for url in start_urls:
         page = next(db["pages"].rows_where("url = ?", [url]), None)

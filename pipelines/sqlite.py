@@ -4,7 +4,8 @@ Each batch is one transaction, so a crawl stopped at any moment (Ctrl-C, a kill,
 every page either fully written with its links or not written at all. Re-crawling into the same
 file updates pages in place and replaces their links. A batch that another program's write keeps
 out longer than SQLITE_BUSY_TIMEOUT (an analysis of the same database writing its tables) is kept
-and written with the next.
+and written with the next; the last batch and the crawl's close, which have no next, wait up to
+SQLITE_CLOSE_TIMEOUT more.
 """
 
 from __future__ import annotations
@@ -12,13 +13,15 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+from collections.abc import Callable
 from dataclasses import asdict
+from functools import partial
 
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 
 from linkspider import __version__
-from linkspider.db import open_database, utc_now, writing
+from linkspider.db import open_database, utc_now, waiting, writing
 from linkspider.items import Page, SitemapEntries
 from linkspider.urls import site_key
 from pipelines.finalize import finalize_crawl
@@ -29,9 +32,12 @@ logger = logging.getLogger(__name__)
 class SQLitePipeline:
     """Buffers items and flushes them every SQLITE_BATCH_SIZE pages and when the spider closes."""
 
+    LOCKED_OUT = "another program held the database's write lock throughout (SQLITE_CLOSE_TIMEOUT)"
+
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         self.batch_size = crawler.settings.getint("SQLITE_BATCH_SIZE", 200)
+        self.close_timeout = crawler.settings.getfloat("SQLITE_CLOSE_TIMEOUT", 600.0)
         self.pages: list[Page] = []
         self.sitemaps: list[SitemapEntries] = []
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
@@ -63,31 +69,53 @@ class SQLitePipeline:
         return item
 
     def close_spider(self) -> None:
-        self.flush(final=True)
+        if not self.pages and not self.sitemaps:
+            return
+        if self._at_close(partial(self._write, self.pages, self.sitemaps)):
+            self.pages, self.sitemaps = [], []
+        else:
+            logger.error("the last %d pages were not written: %s", len(self.pages), self.LOCKED_OUT)
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
-        """Derive what needs the whole crawl (depth, chains, orphans, gone pages), then close."""
+        """Derive what needs the whole crawl (depth, chains, orphans, gone pages), then close; not with pages unwritten
+        (they would count as gone), and the crawl's row stays 'running'."""
         capped = bool(self.options.max_pages) and len(spider.seen) >= self.options.max_pages
         status = {"finished": "capped" if capped else "finished", "shutdown": "interrupted"}.get(reason, reason)
         reused = self.crawler.stats.get_value("linkspider/extraction_reused", 0)
-        finalize_crawl(self.db, self.crawl_id, self.options.start_urls, status, reason, reused)
+        close = partial(finalize_crawl, self.db, self.crawl_id, self.options.start_urls, status, reason, reused)
+        if not self.pages and not self.sitemaps and not self._at_close(close):
+            logger.error("the crawl's close (click depths, redirects, orphans, its status) was not written: %s",
+                         self.LOCKED_OUT)
         self.db.close()
 
-    def flush(self, final: bool = False) -> None:
-        """Write the buffered items in one transaction; kept for the next, but the final one, while another program
-        holds the database's write lock."""
-        if not self.pages and not self.sitemaps:
-            return
+    def flush(self) -> None:
+        """Write the buffered items in one transaction; while another program holds the database's write lock, keep
+        them for the next batch."""
         pages, self.pages = self.pages, []
         sitemaps, self.sitemaps = self.sitemaps, []
         try:
             self._write(pages, sitemaps)
         except sqlite3.OperationalError as error:
-            if "locked" not in str(error) or final:
+            if "locked" not in str(error):
                 raise
             self.pages, self.sitemaps = pages + self.pages, sitemaps + self.sitemaps
             logger.warning("%d pages not written yet (%s: another program is writing to the database); kept for the "
                            "next batch", len(pages), error)
+
+    def _at_close(self, write: Callable[[], None]) -> bool:
+        """Whether a write with no next batch to wait for was made; locked out, it waits SQLITE_CLOSE_TIMEOUT more."""
+        for attempt in range(2):
+            try:
+                write()
+                return True
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error):
+                    raise
+                if attempt == 0:
+                    logger.warning("the crawl's last write waits up to %.0f s more: another program is writing to the "
+                                   "database (%s)", self.close_timeout, error)
+                    waiting(self.db, self.close_timeout)
+        return False
 
     def _write(self, pages: list[Page], sitemaps: list[SitemapEntries]) -> None:
         """One transaction."""

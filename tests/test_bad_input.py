@@ -190,9 +190,70 @@ def test_a_batch_another_programs_write_holds_out_is_written_with_the_next(bad_c
     assert process.returncode == 0, stderr
     assert "pages not written yet (database is locked" in stderr
     assert_sound(db_path)
+    assert crawled_paths(db_path) == crawled_paths(bad_crawl.db_path)
 
-    def paths(path: Path) -> set[str]:
-        with closing(sqlite3.connect(path)) as db:
-            return {urlsplit(page).path for page, in db.execute("SELECT url FROM pages")}
 
-    assert paths(db_path) == paths(bad_crawl.db_path)
+def crawl_under_a_lock(url: str, db_path: Path, log: Path, release_on: str | None) -> subprocess.CompletedProcess:
+    """Crawl into db_path, every page in the last batch, while a second connection (an analysis writing its tables)
+    holds the write lock from the crawl's start: until the log says release_on, or to the end."""
+    command = [*SCRAPY, "crawl", "site", "-a", f"url={url}", "-a", f"db={db_path}", "-s", "AUTOTHROTTLE_ENABLED=False",
+               "-s", "SQLITE_BATCH_SIZE=10000", "-s", "SQLITE_BUSY_TIMEOUT=0.2", "-s", "SQLITE_CLOSE_TIMEOUT=2",
+               "-s", "LOG_LEVEL=WARNING", "-s", f"LOG_FILE={log}"]
+    crawls = sqlite_utils.Database(db_path)["crawls"].count if db_path.exists() else 0
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (db_path.exists() and "crawls" in (db := sqlite_utils.Database(db_path)).table_names()
+               and db["crawls"].count > crawls):
+        assert time.monotonic() < deadline and process.poll() is None, "the crawl did not start"
+        time.sleep(0.02)
+    with closing(sqlite3.connect(db_path)) as analysis:
+        analysis.execute("BEGIN IMMEDIATE")
+        while release_on is not None and release_on not in (log.read_text() if log.exists() else ""):
+            assert time.monotonic() < deadline and process.poll() is None, "the crawl did not wait for the lock"
+            time.sleep(0.05)
+        if release_on is None:
+            process.wait(timeout=120)
+        analysis.rollback()
+    stdout, stderr = process.communicate(timeout=120)
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+def crawled_paths(db_path: Path, where: str = "1") -> set[str]:
+    with closing(sqlite3.connect(db_path)) as db:
+        return {urlsplit(page).path for page, in db.execute(f"SELECT url FROM pages WHERE {where}")}
+
+
+def test_a_crawls_last_batch_waits_longer_for_another_programs_write(bad_crawl: CrawlRun, tmp_path: Path) -> None:
+    """The last batch and the crawl's close have no next batch to go with: held out past SQLITE_BUSY_TIMEOUT, they
+    wait up to SQLITE_CLOSE_TIMEOUT more, and the crawl ends whole."""
+    db_path, log = tmp_path / "shared.db", tmp_path / "crawl.log"
+    with serve_bad_site(delay=0.1) as url:
+        done = crawl_under_a_lock(url, db_path, log, release_on="the crawl's last write waits up to 2 s more")
+    assert done.returncode == 0, done.stderr + log.read_text()
+    assert "another program is writing to the database (database is locked)" in log.read_text()
+    assert_sound(db_path)
+    assert sqlite_utils.Database(db_path)["crawls"].get(1)["status"] == "finished"
+    assert crawled_paths(db_path) == crawled_paths(bad_crawl.db_path)
+
+
+def test_a_crawl_whose_end_stays_locked_out_says_so_and_marks_no_stored_page_gone(bad_crawl: CrawlRun,
+                                                                                   tmp_path: Path) -> None:
+    """Locked out past SQLITE_CLOSE_TIMEOUT as well, the last batch is lost and the crawl's close is not made (it would
+    count that batch's pages gone): the crawl's row stays 'running', the command says so in one line and exits 1,
+    and the same command run again completes the crawl."""
+    db_path, log = tmp_path / "recrawl.db", tmp_path / "crawl.log"
+    db_path.write_bytes(bad_crawl.db_path.read_bytes())
+    before = crawled_paths(db_path, "gone = 0")
+    with serve_bad_site(delay=0.1) as url:
+        done = crawl_under_a_lock(url, db_path, log, release_on=None)
+        assert done.returncode == 1
+        assert done.stderr.strip().splitlines()[-1] == (
+            "error: the crawl's last pages or its close were not written (see the log above); the pages written are "
+            "kept: run the same command again to complete it")
+        assert "were not written: another program held the database's write lock throughout" in log.read_text()
+        assert_sound(db_path)
+        assert sqlite_utils.Database(db_path)["crawls"].get(2)["status"] == "running"
+        assert crawled_paths(db_path, "gone = 0") == before
+        again = run_crawl(url, db_path)
+    assert again.returncode == 0, again.stderr
+    assert crawled_paths(db_path, "gone = 0") == before
