@@ -49,6 +49,12 @@ class Rows:
     longer: np.ndarray
     longer_keys: np.ndarray
 
+    def one(self, row: int) -> Rows:
+        """That row alone, as views: a completion found for it (QueueFill.complete) is kept here too."""
+        at = slice(row, row + 1)
+        return Rows(self.rows[at], self.sources[at], self.targets[at], self.scores[at], self.starts[at], self.ends[at],
+                    self.strengths[at], self.keys[at], self.flags[at], self.longer[at], self.longer_keys[at])
+
 
 class QueueFill:
     """One fill's walk: the rows each target has taken and has had walked, the anchors used (by key and target), each

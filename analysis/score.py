@@ -263,7 +263,7 @@ class Ranked:
     finder: AnchorFinder
     scores: np.ndarray
     anchorable: np.ndarray  # per row: Found.anchorable (a row that is not has no text anchor, and _row searches none)
-    later: dict[int, tuple[np.ndarray, ...]] = field(default_factory=dict)  # others' anchors (starts, ends, strengths, keys, flags)
+    later: dict[int, tuple[Rows, int]] = field(default_factory=dict)  # others' rows to walk, made a search at a time (_row)
     ahead: dict[int, int] = field(default_factory=dict)  # of each source: its later rows the next search takes (_row)
 
     def fill(self, max_per_page: int, max_per_target: int) -> tuple[Queue, dict[int, int]]:
@@ -316,8 +316,10 @@ class Ranked:
                 why, position, source = walker.walk(rows, position, waiting[0] if waiting else None, taken)
                 if why == REFUSED:
                     refused(source)
-                elif why == WAITING:
-                    walk_next_waiting()
+                elif why == WAITING:  # the rows waiting that come before this one, each walked in its turn
+                    head = (-float(rows.scores[position]), int(rows.sources[position]), int(rows.targets[position]))
+                    while waiting and waiting[0][:3] < head:
+                        walk_next_waiting()
         while waiting:
             walk_next_waiting()
         walker.hand_over(taken)
@@ -376,19 +378,19 @@ class Ranked:
                     first = starts[source] + place
                     asked.update(dict.fromkeys(grouped[first:min(first + ahead, starts[source + 1])].tolist()))
             rows = np.array([later for later in asked if later not in self.later], dtype=np.int64)
-            anchorless = ~self.anchorable[rows]
-            none = Found.empty(int(anchorless.sum()))
-            no_keys, no_flags = np.zeros(none.starts.shape, np.uint64), np.zeros(none.starts.shape, np.uint8)
-            self.later.update(zip(rows[anchorless].tolist(), zip(none.starts, none.ends, none.strengths, no_keys, no_flags)))
-            rows = rows[~anchorless]
-            if len(rows):
-                found = self.finder.search_all(candidates.source[rows], candidates.target[rows])
-                keys, flags = anchor_keys(self.corpus.texts, candidates.source[rows], found.starts, found.ends,
-                                          self.corpus.link_spans, self._anchor_keys[2])
-                self.later.update(zip(rows.tolist(), zip(found.starts, found.ends, found.strengths, keys, flags)))
-        one = np.array([row])
-        return walker.rows(one, candidates.source[one], candidates.target[one], self.scores[one],
-                           *(options[None] for options in self.later[row]))
+            found = Found.empty(len(rows))
+            keys, flags = np.zeros(found.starts.shape, np.uint64), np.zeros(found.starts.shape, np.uint8)
+            if (searched := self.anchorable[rows]).any():
+                sources = candidates.source[rows[searched]]
+                found[searched] = self.finder.search_all(sources, candidates.target[rows[searched]])
+                keys[searched], flags[searched] = anchor_keys(self.corpus.texts, sources, found.starts[searched],
+                                                              found.ends[searched], self.corpus.link_spans,
+                                                              self._anchor_keys[2])
+            made = walker.rows(rows, candidates.source[rows], candidates.target[rows], self.scores[rows], found.starts,
+                               found.ends, found.strengths, keys, flags)
+            self.later.update((later, (made, place)) for place, later in enumerate(rows.tolist()))
+        made, place = self.later[row]
+        return made.one(place)
 
 
 class Queue(Sequence[Suggestion]):
