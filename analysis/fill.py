@@ -2,11 +2,11 @@
 
 Ranked.fill (score.py) decides which rows enter the queue one at a time: the caps and the anchors already used make each
 row depend on the rows before it. In Python that walk cost ~9 us a row, 3.6 s of 100,000 synthetic pages with the
-second core idle (BENCHMARKS.md, "Analysis"). Here its state is arrays (the anchors used in a hash table of two) and its
-loop is compiled; it stops for what only Python has: a title's key (names.title_anchor), a phrase's completion
-(anchors.completion: found beforehand for each row's likeliest anchor) and the next row of a source whose row it
-refused (score.Ranked._row searches its anchors then). The rules are Ranked.fill's; phrases are compared by their keys
-(anchor_keys.py).
+second core idle (BENCHMARKS.md, "Analysis"). Here its state is arrays (the anchors used in a hash table of two, the
+rows waiting their turn in a heap) and its loop is compiled; it stops for what only Python has: a title's key
+(names.title_anchor), a phrase's completion (anchors.completion: found beforehand for each row's likeliest anchor) and
+the anchors of a row waiting that were not searched yet (score.Ranked._search_waiting). The rules are Ranked.fill's;
+phrases are compared by their keys (anchor_keys.py).
 """
 
 from __future__ import annotations
@@ -24,11 +24,13 @@ from analysis.names import title_anchor
 
 SAME_ANCHOR_PAGES = 2  # pages that may point one anchor text at one target: editors repeat a name, not a dozen times
 UNKNOWN = -2  # a completion (Rows.longer) or a title's length (QueueFill's) not found yet
-DONE, REFUSED, WAITING, NEEDS_TITLE, NEEDS_COMPLETION, FULL, GROW = range(7)  # why _walk stopped
+DONE, NEEDS_TITLE, NEEDS_COMPLETION, NEEDS_SEARCH, FULL, GROW, GROW_HEAP = range(7)  # why _walk stopped
 OUT_ROWS = 65_536  # rows taken that _walk holds before they are added to the queue
-USED_SLOTS = 1024  # QueueFill.used_keys' at first, doubled before they would pass half full
+USED_SLOTS = 1024  # QueueFill.used_keys' (and later_keys') at first, doubled before they would pass half full
+HEAP_ROWS = 1024  # rows QueueFill's heap holds at first, doubled when full
 _SPREAD, _MIX = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F)  # _used_slot's hash: Fibonacci's, as lookup.py's
 Taken = Callable[[np.ndarray, np.ndarray, np.ndarray], None]  # adds rows taken to the queue: (rows, spans, strengths)
+Search = Callable[[np.ndarray], "Rows"]  # the heap's entries (source, target, row, place) -> rows, their anchors searched
 
 
 @dataclass
@@ -49,27 +51,32 @@ class Rows:
     longer: np.ndarray
     longer_keys: np.ndarray
 
-    def one(self, row: int) -> Rows:
-        """That row alone, as views: a completion found for it (QueueFill.complete) is kept here too."""
-        at = slice(row, row + 1)
-        return Rows(self.rows[at], self.sources[at], self.targets[at], self.scores[at], self.starts[at], self.ends[at],
-                    self.strengths[at], self.keys[at], self.flags[at], self.longer[at], self.longer_keys[at])
+    def columns(self) -> tuple[np.ndarray, ...]:
+        """The arrays, in the order of the fields (as the compiled walk takes them)."""
+        return (self.rows, self.sources, self.targets, self.scores, self.starts, self.ends, self.strengths, self.keys,
+                self.flags, self.longer, self.longer_keys)
 
 
 class QueueFill:
     """One fill's walk: the rows each target has taken and has had walked, the anchors used (by key and target), each
     source's taken anchors (spans, keys and lengths), and the rows taken since they were last handed over (hand_over),
-    in the order taken: (candidate row, the anchor's span, its strength)."""
+    in the order taken: (candidate row, the anchor's span, its strength). A source's row refused lets its next row
+    (in its group of `grouped`, from `starts`) wait its turn in a heap, by (-score, source, target), as (source,
+    target, candidate row, place in the source's group); the rows searched for them (remember) are held in `later`,
+    found by candidate row in a hash table of two (later_keys: (1, row), later_at: its place)."""
 
     def __init__(self, texts: list[str], names: list[str], links: Spans, link_keys: np.ndarray, max_per_page: int,
-                 max_per_target: int) -> None:
+                 max_per_target: int, grouped: np.ndarray, starts: np.ndarray, scores: np.ndarray,
+                 targets: np.ndarray) -> None:
         pages = len(names)
+        self.grouped, self.starts, self.scores, self.targets = grouped, starts, scores, targets
         self.texts, self.names, self.links, self.link_keys = texts, names, links, link_keys
         self.max_per_page, self.max_per_target = max_per_page, max_per_target
         self.named_keys, self.named_pages = _page_named(names)
         self.title_keys, self.title_lengths = np.zeros(pages, np.uint64), np.full(pages, UNKNOWN, np.int64)
         self.per_target, self.wanted, self.walk_order = (np.zeros(pages, np.int64) for _ in range(3))
-        self.counts = np.zeros(3, np.int64)  # targets walked (walk_order's), rows taken not yet handed over, used_keys held
+        self.counts = np.zeros(5, np.int64)  # targets walked (walk_order's), rows taken not yet handed over, used_keys
+        # held, rows waiting in the heap, rows held in later (and in later_keys)
         # the anchors used: (target + 1, phrase key) -> pages that point it at the target, a hash table (_used_slot); a
         # numba typed dict compiled its own functions anew in every process (BENCHMARKS.md, "Analysis")
         self.used_keys, self.used_pages = np.zeros((USED_SLOTS, 2), np.uint64), np.zeros(USED_SLOTS, np.int64)
@@ -78,6 +85,10 @@ class QueueFill:
         self.taken_lengths, self.taken_count = np.zeros(pages * max_per_page, np.int64), np.zeros(pages, np.int64)
         self.out_rows, self.out_spans = np.zeros(OUT_ROWS, np.int64), np.zeros((OUT_ROWS, 2), np.int64)
         self.out_strengths = np.zeros(OUT_ROWS, np.float64)
+        self.next_place = np.full(pages, max_per_page, np.int64)  # of each source: the place of its next row to wait
+        self.heap_scores, self.heap_entries = np.zeros(HEAP_ROWS, np.float64), np.zeros((HEAP_ROWS, 4), np.int64)
+        self.later_keys, self.later_at = np.zeros((USED_SLOTS, 2), np.uint64), np.zeros(USED_SLOTS, np.int64)
+        self.later: Rows | None = None  # made like the first rows held (_hold_like), then grown as rows are remembered
 
     def rows(self, rows: np.ndarray, sources: np.ndarray, targets: np.ndarray, scores: np.ndarray, starts: np.ndarray,
              ends: np.ndarray, strengths: np.ndarray, keys: np.ndarray, flags: np.ndarray) -> Rows:
@@ -96,16 +107,17 @@ class QueueFill:
             self.complete(made, row, option)
         return made
 
-    def walk(self, rows: Rows, position: int, top: tuple | None, taken: Taken) -> tuple[int, int, int]:
-        """Walk rows from position on until they end (DONE), one is refused (REFUSED, with its source), or the next
-        comes after top (WAITING): the first row waiting its turn, (-score, source, target, ...) as Ranked.fill heaps
-        them. Returns (why, the next position, the source refused); hands the rows taken to taken (hand_over) when
-        they fill their arrays."""
+    def walk(self, rows: Rows, taken: Taken, search: Search, drain: bool = False) -> None:
+        """Walk rows (first rows, in queue order) and, each in its turn, the rows waiting that come before each; with
+        drain, the rows are walked already and all rows waiting are walked. Hands the rows taken to taken (hand_over)
+        when they fill their arrays, and the rows waiting whose anchors are not searched yet to search."""
+        self._hold_like(rows)
+        position = len(rows.rows) if drain else 0
         while True:
-            why, position, detail = _walk(
-                rows.rows, rows.sources, rows.targets, rows.scores, rows.starts, rows.ends, rows.strengths, rows.keys,
-                rows.flags, rows.longer, rows.longer_keys, position, top is not None, *(top[:3] if top else (0.0, 0, 0)),
-                self.max_per_page, self.max_per_target, self.named_keys, self.named_pages, self.title_keys,
+            why, position, detail, stored = _walk(
+                *rows.columns(), position, drain, *self.later.columns(), self.later_keys, self.later_at,
+                self.heap_scores, self.heap_entries, self.next_place, self.grouped, self.starts, self.scores,
+                self.targets, self.max_per_page, self.max_per_target, self.named_keys, self.named_pages, self.title_keys,
                 self.title_lengths, self.links.starts, self.links.spans, self.link_keys, self.per_target, self.wanted,
                 self.walk_order, self.counts, self.used_keys, self.used_pages,
                 self.taken_spans, self.taken_keys, self.taken_lengths, self.taken_count, self.out_rows, self.out_spans,
@@ -113,14 +125,43 @@ class QueueFill:
             if why == NEEDS_TITLE:
                 title = title_anchor(self.names[detail]).lower()
                 self.title_keys[detail], self.title_lengths[detail] = phrase_key(title), len(title)
-            elif why == NEEDS_COMPLETION:
+            elif why == NEEDS_COMPLETION and stored < 0:
                 self.complete(rows, position, detail)
+            elif why == NEEDS_COMPLETION:
+                self.complete(self.later, stored, detail)
+            elif why == NEEDS_SEARCH:
+                if not len((made := search(self.heap_entries[:self.counts[3]])).rows):  # rather than ask again forever
+                    raise RuntimeError("the fill's first row waiting is neither held nor searched")
+                self.remember(made)
             elif why == FULL:
                 self.hand_over(taken)
             elif why == GROW:
-                self.grow_used()
+                self.used_keys, self.used_pages = _grown(self.used_keys, self.used_pages)
+            elif why == GROW_HEAP:
+                self.heap_scores = np.concatenate([self.heap_scores, np.zeros_like(self.heap_scores)])
+                self.heap_entries = np.concatenate([self.heap_entries, np.zeros_like(self.heap_entries)])
             else:
-                return why, position, detail
+                return
+
+    def remember(self, made: Rows) -> None:
+        """Hold rows searched for the rows waiting, to be found by candidate row."""
+        self._hold_like(made)
+        count, added = int(self.counts[4]), len(made.rows)
+        if count + added > len(self.later.rows):
+            size = max(2 * len(self.later.rows), count + added)
+            self.later = Rows(*(np.concatenate([column[:count], np.zeros((size - count, *column.shape[1:]), column.dtype)])
+                                for column in self.later.columns()))
+        for column, part in zip(self.later.columns(), made.columns()):
+            column[count:count + added] = part
+        while 2 * (self.counts[4] + added) > len(self.later_keys):
+            self.later_keys, self.later_at = _grown(self.later_keys, self.later_at)
+        _remember(self.later_keys, self.later_at, made.rows, count)
+        self.counts[4] += added
+
+    def _hold_like(self, rows: Rows) -> None:
+        """Make later, to hold rows like these, if it is not made yet."""
+        if self.later is None:
+            self.later = Rows(*(np.zeros((HEAP_ROWS, *column.shape[1:]), column.dtype) for column in rows.columns()))
 
     def complete(self, rows: Rows, row: int, option: int) -> None:
         """Where one anchor ends when completed (anchors.completion), and the key of that longer phrase."""
@@ -128,12 +169,6 @@ class QueueFill:
         rows.longer[row, option] = longer = completion(text, start, end)
         if longer != end:
             rows.longer_keys[row, option] = phrase_key(text[start:longer].lower())
-
-    def grow_used(self) -> None:
-        """Twice the slots for the anchors used, which _walk asks for before they would pass half full."""
-        keys, pages = np.zeros((2 * len(self.used_keys), 2), np.uint64), np.zeros(2 * len(self.used_pages), np.int64)
-        _placed(self.used_keys, self.used_pages, keys, pages)
-        self.used_keys, self.used_pages = keys, pages
 
     def hand_over(self, taken: Taken) -> None:
         """Hand the rows taken since the last call to taken(candidate rows, spans, strengths)."""
@@ -145,6 +180,14 @@ class QueueFill:
         """The rows walked of each target, in the order the targets were first walked."""
         order = self.walk_order[:self.counts[0]]
         return dict(zip(order.tolist(), self.wanted[order].tolist()))
+
+
+def _grown(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A hash table of two (the anchors used, the later rows) with twice the slots: asked for before it would pass
+    half full."""
+    more_keys, more_values = np.zeros((2 * len(keys), 2), np.uint64), np.zeros(2 * len(values), np.int64)
+    _placed(keys, values, more_keys, more_values)
+    return more_keys, more_values
 
 
 def _page_named(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -162,73 +205,164 @@ def _page_named(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 @compiled
-def _walk(rows, sources, targets, scores, starts, ends, strengths, keys, flags, longer, longer_keys, position, waiting,
-          top_score, top_source, top_target, max_per_page, max_per_target, named_keys, named_pages, title_keys,
-          title_lengths, link_starts, link_spans, link_keys, per_target, wanted, walk_order, counts, used_keys, used_pages,
-          taken_spans, taken_keys, taken_lengths, taken_count, out_rows, out_spans, out_strengths):
-    """QueueFill.walk's loop: returns (why it stopped, the next position, what Python is asked for): the source refused
-    (REFUSED), the target whose title key (NEEDS_TITLE) or the option whose completion (NEEDS_COMPLETION) it needs;
-    else -1."""
-    for row in range(position, len(rows)):
-        source, target = sources[row], targets[row]
-        if waiting and (top_score, top_source, top_target) < (-scores[row], source, target):
-            return WAITING, row, -1
+def _walk(rows, sources, targets, scores, starts, ends, strengths, keys, flags, longer, longer_keys, position, drain,
+          l_rows, l_sources, l_targets, l_scores, l_starts, l_ends, l_strengths, l_keys, l_flags, l_longer, l_longer_keys,
+          later_keys, later_at, heap_scores, heap_entries, next_place, grouped, group_starts, all_scores, all_targets,
+          max_per_page, max_per_target, named_keys, named_pages, title_keys, title_lengths, link_starts, link_spans,
+          link_keys, per_target, wanted, walk_order, counts, used_keys, used_pages, taken_spans, taken_keys, taken_lengths,
+          taken_count, out_rows, out_spans, out_strengths):
+    """QueueFill.walk's loop: the next row walked is the first row at position or the heap's first, whichever comes
+    first in queue order; a row refused puts its source's next row in the heap. Returns (why it stopped, the position
+    reached, what Python is asked for: the target whose title key (NEEDS_TITLE) or the option whose completion
+    (NEEDS_COMPLETION) it needs, else -1; and where that row is held in later, -1 for a first row)."""
+    while True:
         if counts[1] == len(out_rows):
-            return FULL, row, -1
+            return FULL, position, -1, -1
         if 2 * (counts[2] + 1) > len(used_keys):  # the anchors used would pass half the table's slots
-            return GROW, row, -1
+            return GROW, position, -1, -1
+        if counts[3] == len(heap_scores):
+            return GROW_HEAP, position, -1, -1
+        waiting, more = counts[3] > 0, position < len(rows)
+        from_heap = waiting and (drain if not more else (heap_scores[0], heap_entries[0, 0], heap_entries[0, 1])
+                                 < (-scores[position], sources[position], targets[position]))
+        if from_heap:
+            row = _later_index(later_keys, later_at, heap_entries[0, 2])
+            if row < 0:
+                return NEEDS_SEARCH, position, -1, -1
+            r_rows, r_sources, r_targets, r_starts, r_ends, r_strengths, r_keys, r_flags, r_longer, r_longer_keys = (
+                l_rows, l_sources, l_targets, l_starts, l_ends, l_strengths, l_keys, l_flags, l_longer, l_longer_keys)
+        elif more:
+            row = position
+            r_rows, r_sources, r_targets, r_starts, r_ends, r_strengths, r_keys, r_flags, r_longer, r_longer_keys = (
+                rows, sources, targets, starts, ends, strengths, keys, flags, longer, longer_keys)
+        else:
+            return DONE, position, -1, -1
+        source, target = r_sources[row], r_targets[row]
         if per_target[target] >= max_per_target:
             _walked(target, wanted, walk_order, counts)
-            return REFUSED, row + 1, source
-        base, held = source * max_per_page, taken_count[source]
-        if held == max_per_page:  # never (a source's rows walked are its first max_per_page, and one a row refused)
-            raise ValueError("a source has taken max_per_page rows already")  # rather than write past its places
-        chosen = -1
-        for option in range(starts.shape[1]):
-            start, end, key = starts[row, option], ends[row, option], keys[row, option]
-            if (flags[row, option] & SHOWN and not flags[row, option] & LINKED
-                    and used_pages[_used_slot(used_keys, target, key)] < SAME_ANCHOR_PAGES
-                    and _names(named_keys, named_pages, key, target)
-                    and not _holds(taken_keys, taken_lengths, base, held, key, end - start)
-                    and not _overlaps(taken_spans, base, held, start, end)):
-                chosen = option
-                break
-        if chosen >= 0:
-            start, end, key = starts[row, chosen], ends[row, chosen], keys[row, chosen]
-            shown_end, shown_key = end, key
-            if flags[row, chosen] & MAY_COMPLETE:
-                if longer[row, chosen] == UNKNOWN:
-                    return NEEDS_COMPLETION, row, chosen
-                if _completes(longer[row, chosen], longer_keys[row, chosen], source, target, start, end, named_keys,
-                              named_pages, link_starts, link_spans, link_keys, taken_spans, taken_keys, taken_lengths,
-                              base, held):
-                    shown_end, shown_key = longer[row, chosen], longer_keys[row, chosen]
-            _walked(target, wanted, walk_order, counts)
-            taken_spans[base + held, 0], taken_spans[base + held, 1] = start, shown_end
-            taken_keys[base + held], taken_lengths[base + held] = shown_key, shown_end - start
-            taken_count[source] += 1
-            strength = np.float64(strengths[row, chosen])
+            refused = True
         else:
-            if title_lengths[target] == UNKNOWN:
-                return NEEDS_TITLE, row, target
-            key, length = title_keys[target], title_lengths[target]
-            _walked(target, wanted, walk_order, counts)
-            if (used_pages[_used_slot(used_keys, target, key)] >= SAME_ANCHOR_PAGES
-                    or _holds(taken_keys, taken_lengths, base, held, key, length)
-                    or _links_have(link_starts, link_spans, link_keys, source, key, length)):
-                return REFUSED, row + 1, source
-            start = shown_end = -1
-            strength = 0.0
-        slot = _used_slot(used_keys, target, key)
-        if used_keys[slot, 0] == 0:
-            used_keys[slot, 0], used_keys[slot, 1] = target + 1, key
-            counts[2] += 1
-        used_pages[slot] += 1
-        per_target[target] += 1
-        out = counts[1]
-        out_rows[out], out_spans[out, 0], out_spans[out, 1], out_strengths[out] = rows[row], start, shown_end, strength
-        counts[1] += 1
-    return DONE, len(rows), -1
+            base, held = source * max_per_page, taken_count[source]
+            if held == max_per_page:  # never (a source's rows walked are its first max_per_page, and one a row refused)
+                raise ValueError("a source has taken max_per_page rows already")  # rather than write past its places
+            chosen = -1
+            for option in range(r_starts.shape[1]):
+                start, end, key = r_starts[row, option], r_ends[row, option], r_keys[row, option]
+                if (r_flags[row, option] & SHOWN and not r_flags[row, option] & LINKED
+                        and used_pages[_used_slot(used_keys, target, key)] < SAME_ANCHOR_PAGES
+                        and _names(named_keys, named_pages, key, target)
+                        and not _holds(taken_keys, taken_lengths, base, held, key, end - start)
+                        and not _overlaps(taken_spans, base, held, start, end)):
+                    chosen = option
+                    break
+            refused = False
+            if chosen >= 0:
+                start, end, key = r_starts[row, chosen], r_ends[row, chosen], r_keys[row, chosen]
+                shown_end, shown_key = end, key
+                if r_flags[row, chosen] & MAY_COMPLETE:
+                    if r_longer[row, chosen] == UNKNOWN:
+                        return NEEDS_COMPLETION, position, chosen, row if from_heap else -1
+                    if _completes(r_longer[row, chosen], r_longer_keys[row, chosen], source, target, start, end,
+                                  named_keys, named_pages, link_starts, link_spans, link_keys, taken_spans, taken_keys,
+                                  taken_lengths, base, held):
+                        shown_end, shown_key = r_longer[row, chosen], r_longer_keys[row, chosen]
+                _walked(target, wanted, walk_order, counts)
+                taken_spans[base + held, 0], taken_spans[base + held, 1] = start, shown_end
+                taken_keys[base + held], taken_lengths[base + held] = shown_key, shown_end - start
+                taken_count[source] += 1
+                strength = np.float64(r_strengths[row, chosen])
+            else:
+                if title_lengths[target] == UNKNOWN:
+                    return NEEDS_TITLE, position, target, row if from_heap else -1
+                key, length = title_keys[target], title_lengths[target]
+                _walked(target, wanted, walk_order, counts)
+                refused = (used_pages[_used_slot(used_keys, target, key)] >= SAME_ANCHOR_PAGES
+                           or _holds(taken_keys, taken_lengths, base, held, key, length)
+                           or _links_have(link_starts, link_spans, link_keys, source, key, length))
+                start = shown_end = -1
+                strength = 0.0
+            if not refused:
+                slot = _used_slot(used_keys, target, key)
+                if used_keys[slot, 0] == 0:
+                    used_keys[slot, 0], used_keys[slot, 1] = target + 1, key
+                    counts[2] += 1
+                used_pages[slot] += 1
+                per_target[target] += 1
+                out = counts[1]
+                out_rows[out], out_spans[out, 0], out_spans[out, 1] = r_rows[row], start, shown_end
+                out_strengths[out] = strength
+                counts[1] += 1
+        if from_heap:
+            _pop(heap_scores, heap_entries, counts)
+        else:
+            position += 1
+        if refused:  # the source's next row waits its turn
+            place = next_place[source]
+            next_place[source] = place + 1
+            at = group_starts[source] + place
+            if at < group_starts[source + 1] and all_scores[grouped[at]] > -np.inf:
+                waits = grouped[at]
+                _push(heap_scores, heap_entries, counts, -all_scores[waits], source, all_targets[waits], waits, place)
+
+
+@compiled
+def _first(heap_scores, heap_entries, one, other) -> bool:
+    """Heap entry one comes before entry other in queue order: (-score, source, target)."""
+    return ((heap_scores[one], heap_entries[one, 0], heap_entries[one, 1])
+            < (heap_scores[other], heap_entries[other, 0], heap_entries[other, 1]))
+
+
+@compiled
+def _swap(heap_scores, heap_entries, one, other) -> None:
+    heap_scores[one], heap_scores[other] = heap_scores[other], heap_scores[one]
+    for column in range(heap_entries.shape[1]):
+        heap_entries[one, column], heap_entries[other, column] = heap_entries[other, column], heap_entries[one, column]
+
+
+@compiled
+def _push(heap_scores, heap_entries, counts, score, source, target, row, place) -> None:
+    """Add a row waiting to the heap (counts[3] entries, with room for one more)."""
+    at = counts[3]
+    counts[3] += 1
+    heap_scores[at] = score
+    heap_entries[at, 0], heap_entries[at, 1], heap_entries[at, 2], heap_entries[at, 3] = source, target, row, place
+    while at > 0 and _first(heap_scores, heap_entries, at, (at - 1) // 2):
+        _swap(heap_scores, heap_entries, at, (at - 1) // 2)
+        at = (at - 1) // 2
+
+
+@compiled
+def _pop(heap_scores, heap_entries, counts) -> None:
+    """Drop the heap's first entry."""
+    counts[3] -= 1
+    size = counts[3]
+    _swap(heap_scores, heap_entries, 0, size)
+    at = 0
+    while True:
+        least, left, right = at, 2 * at + 1, 2 * at + 2
+        if left < size and _first(heap_scores, heap_entries, left, least):
+            least = left
+        if right < size and _first(heap_scores, heap_entries, right, least):
+            least = right
+        if least == at:
+            return
+        _swap(heap_scores, heap_entries, at, least)
+        at = least
+
+
+@compiled
+def _later_index(later_keys, later_at, row) -> int:
+    """Where QueueFill.later holds this candidate row, else -1."""
+    slot = _used_slot(later_keys, 0, np.uint64(row))
+    return later_at[slot] if later_keys[slot, 0] != 0 else -1
+
+
+@compiled
+def _remember(later_keys, later_at, rows, first) -> None:
+    """Note that later holds rows[i] at first + i (the table has room)."""
+    for at in range(len(rows)):
+        slot = _used_slot(later_keys, 0, np.uint64(rows[at]))
+        later_keys[slot, 0], later_keys[slot, 1], later_at[slot] = 1, rows[at], first + at
 
 
 @compiled

@@ -35,14 +35,13 @@ leaves 94% of the candidates of the 30,000-page synthetic site able to enter, so
 from __future__ import annotations
 
 import gc
-import heapq
 import itertools
 import operator
 from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 from tqdm import tqdm
@@ -52,7 +51,7 @@ from analysis.anchors import Anchor, AnchorFinder, Found
 from analysis.candidates import PEERS, Candidates
 from analysis.compiled import compiled
 from analysis.contexts import sentences_at
-from analysis.fill import REFUSED, WAITING, QueueFill, Rows
+from analysis.fill import QueueFill, Rows
 from analysis.load import Corpus, run_items
 from analysis.memory import return_freed_memory
 from analysis.names import title_anchor
@@ -66,7 +65,7 @@ NEED_WEIGHT = 0.05
 DIRECTION_WEIGHT = 0.1  # 0.2 gained a little more recall on the blogs but buries more old -> new suggestions
 MAX_TARGET_SHARE = 0.02  # of the whole queue, for any one target (the default hub guard)
 MIN_CAP = 3  # suggestions per target the default hub guard always allows
-LATER_ROWS_AT_FIRST = 4  # of a source's rows past its first, searched at once the first time one is walked (Ranked._row)
+LATER_ROWS_AT_FIRST = 4  # of a source's rows past its first, searched at once when one first waits (_search_waiting)
 ROWS_AT_ONCE = 65_536  # rows of the queue turned into Python values at a time (Queue.records)
 FILL_ROWS_AT_ONCE = 65_536  # rows Ranked.fill hands its walk at a time (QueueFill.rows)
 
@@ -258,13 +257,14 @@ class Ranked:
 
     corpus: Corpus
     candidates: Candidates
-    anchored: np.ndarray  # the rows whose anchors found holds (sorted): each source's first; fill() finds others' (_row)
+    anchored: np.ndarray  # the rows whose anchors found holds (sorted): each source's first; fill() finds others
     found: Found
     finder: AnchorFinder
     scores: np.ndarray
-    anchorable: np.ndarray  # per row: Found.anchorable (a row that is not has no text anchor, and _row searches none)
-    later: dict[int, tuple[Rows, int]] = field(default_factory=dict)  # others' rows to walk, made a search at a time (_row)
-    ahead: dict[int, int] = field(default_factory=dict)  # of each source: its later rows the next search takes (_row)
+    anchorable: np.ndarray  # per row: Found.anchorable (one that is not has no text anchor, and is searched no more)
+    searched: set[int] = field(default_factory=set)  # the other rows whose anchors were searched (_search_waiting)
+    later: list[Rows] = field(default_factory=list)  # those rows, ready to walk, for this fill and any after it
+    ahead: dict[int, int] = field(default_factory=dict)  # of each source: its later rows the next search takes
 
     def fill(self, max_per_page: int, max_per_target: int) -> tuple[Queue, dict[int, int]]:
         """The queue, filled in queue order under both caps, and the rows walked of each target by a source with room
@@ -285,49 +285,28 @@ class Ranked:
         synthetic pages, for a queue of 400,000); so was sorting them all in queue order (two sorts of 44M rows, 19 s
         at 1,000,000 pages): only each source's rows are sorted (_by_source), then the first ones of all sources."""
         candidates, scores = self.candidates, self.scores
-        walker = QueueFill(self.corpus.texts, self.finder.names, self.corpus.link_spans, self._anchor_keys[2], max_per_page,
-                           max_per_target)
-        queue = Queue(self.corpus.texts, self.finder.names)
         grouped, starts = self._by_source
-        next_place: dict[int, int] = {}  # of each source that had a row refused: the place of its next row to walk
-        waiting: list[tuple[float, int, int, int, int]] = []  # (-score, source, target, row, place in its source's rows)
+        walker = QueueFill(self.corpus.texts, self.finder.names, self.corpus.link_spans, self._anchor_keys[2], max_per_page,
+                           max_per_target, grouped, starts, scores, candidates.target)
+        for searched in self.later:
+            walker.remember(searched)
+        queue = Queue(self.corpus.texts, self.finder.names)
 
         def taken(rows: np.ndarray, spans: np.ndarray, strengths: np.ndarray) -> None:
             queue.extend(candidates.source[rows], candidates.target[rows], candidates.similarity[rows],
                          rounded(scores[rows]), spans[:, 0], spans[:, 1], rounded(strengths), candidates.template_linked[rows])
 
-        def refused(source: int) -> None:
-            """The source's next row waits its turn."""
-            at = next_place.get(source, max_per_page)
-            next_place[source] = at + 1
-            if starts[source] + at < starts[source + 1] and scores[grouped[starts[source] + at]] > -np.inf:
-                later = int(grouped[starts[source] + at])
-                heapq.heappush(waiting, (-float(scores[later]), source, int(candidates.target[later]), later, at))
-
-        def walk_next_waiting() -> None:
-            entry = heapq.heappop(waiting)
-            why, _, source = walker.walk(self._row(entry, waiting, walker), 0, None, taken)
-            if why == REFUSED:
-                refused(source)
-
+        rows = None
         for rows in self._first_rows(max_per_page, walker):
-            position = 0
-            while position < len(rows.rows):
-                why, position, source = walker.walk(rows, position, waiting[0] if waiting else None, taken)
-                if why == REFUSED:
-                    refused(source)
-                elif why == WAITING:  # the rows waiting that come before this one, each walked in its turn
-                    head = (-float(rows.scores[position]), int(rows.sources[position]), int(rows.targets[position]))
-                    while waiting and waiting[0][:3] < head:
-                        walk_next_waiting()
-        while waiting:
-            walk_next_waiting()
+            walker.walk(rows, taken, partial(self._search_waiting, walker))
+        if rows is not None:
+            walker.walk(rows, taken, partial(self._search_waiting, walker), drain=True)
         walker.hand_over(taken)
         return queue, walker.walked()
 
     def _first_rows(self, max_per_page: int, walker: QueueFill) -> Iterator[Rows]:
         """Each source's first max_per_page rows (all in anchored), in queue order, FILL_ROWS_AT_ONCE at a time. Their
-        row numbers are int64, as _row's are: numba compiles the walk once for both (each kind of array, once more)."""
+        row numbers are int64, as the later rows' are (_search_waiting): the walk takes both, in arrays of one kind."""
         grouped, starts = self._by_source
         first = _leading(grouped, starts, max_per_page)  # by source, each source's in queue order: a stable sort by score
         first = first[np.argsort(-self.scores[first], kind="stable")].astype(np.int64)  # in queue order
@@ -357,40 +336,38 @@ class Ranked:
                                   self.found.ends, links, link_keys)
         return keys, flags, link_keys
 
-    def _row(self, entry: tuple[float, int, int, int, int], waiting: list[tuple[float, int, int, int, int]],
-             walker: QueueFill) -> Rows:
-        """A row past its source's first (Ranked.fill's heap entry), to walk. Its anchors are found
-        here, once, with those of the rows waiting their turn and of the rows after each in its source's (a pair's
-        anchors do not depend on the pairs searched with it): LATER_ROWS_AT_FIRST of a source's the first time, twice
-        as many each time after. A source refused once is often refused again (its targets full, its anchors spent),
-        and each search costs ~15 ms at 100,000 pages, most of it for the targets' terms, and reads and splits its
-        sources' texts again: a 1,000-page site whose sources fill half their places took 550 searches, 15 s, for its
-        rows one at a time (BENCHMARKS.md, "Analysis"). A row that the first search found no window and no name for
-        (not anchorable) has no text anchor: it is not searched again (on that site, most rows walked)."""
-        candidates, row = self.candidates, entry[3]
-        if row not in self.later:
-            grouped, starts = self._by_source
-            asked: dict[int, None] = {}
-            for _, source, _, later, place in (entry, *waiting):
-                if later not in self.later:
-                    ahead = self.ahead.get(source, LATER_ROWS_AT_FIRST)
-                    self.ahead[source] = 2 * ahead
-                    first = starts[source] + place
-                    asked.update(dict.fromkeys(grouped[first:min(first + ahead, starts[source + 1])].tolist()))
-            rows = np.array([later for later in asked if later not in self.later], dtype=np.int64)
-            found = Found.empty(len(rows))
-            keys, flags = np.zeros(found.starts.shape, np.uint64), np.zeros(found.starts.shape, np.uint8)
-            if (searched := self.anchorable[rows]).any():
-                sources = candidates.source[rows[searched]]
-                found[searched] = self.finder.search_all(sources, candidates.target[rows[searched]])
-                keys[searched], flags[searched] = anchor_keys(self.corpus.texts, sources, found.starts[searched],
-                                                              found.ends[searched], self.corpus.link_spans,
-                                                              self._anchor_keys[2])
-            made = walker.rows(rows, candidates.source[rows], candidates.target[rows], self.scores[rows], found.starts,
-                               found.ends, found.strengths, keys, flags)
-            self.later.update((later, (made, place)) for place, later in enumerate(rows.tolist()))
-        made, place = self.later[row]
-        return made.one(place)
+    def _search_waiting(self, walker: QueueFill, waiting: np.ndarray) -> Rows:
+        """The rows waiting their turn in the fill (QueueFill's heap entries: source, target, row, place; the first
+        first), whose anchors are not searched yet, to walk. Their anchors are found here, once, with those of the
+        rows after each in its source's (a pair's anchors do not depend on the pairs searched with it):
+        LATER_ROWS_AT_FIRST of a source's the first time, twice as many each time after. A source refused once is often
+        refused again (its targets full, its anchors spent), and each search costs ~15 ms at 100,000 pages, most of it
+        for the targets' terms, and reads and splits its sources' texts again: a 1,000-page site whose sources fill half
+        their places took 550 searches, 15 s, for its rows one at a time (BENCHMARKS.md, "Analysis"). A row that the
+        first search found no window and no name for (not anchorable) has no text anchor: it is not searched again (on
+        that site, most rows walked)."""
+        candidates = self.candidates
+        grouped, starts = self._by_source
+        asked: dict[int, None] = {}
+        for source, _, row, place in waiting.tolist():
+            if row not in self.searched:
+                ahead = self.ahead.get(source, LATER_ROWS_AT_FIRST)
+                self.ahead[source] = 2 * ahead
+                first = starts[source] + place
+                asked.update(dict.fromkeys(grouped[first:min(first + ahead, starts[source + 1])].tolist()))
+        rows = np.array([row for row in asked if row not in self.searched], dtype=np.int64)
+        self.searched.update(rows.tolist())
+        found = Found.empty(len(rows))
+        keys, flags = np.zeros(found.starts.shape, np.uint64), np.zeros(found.starts.shape, np.uint8)
+        if (searched := self.anchorable[rows]).any():
+            sources = candidates.source[rows[searched]]
+            found[searched] = self.finder.search_all(sources, candidates.target[rows[searched]])
+            keys[searched], flags[searched] = anchor_keys(self.corpus.texts, sources, found.starts[searched],
+                                                          found.ends[searched], self.corpus.link_spans,
+                                                          self._anchor_keys[2])
+        self.later.append(walker.rows(rows, candidates.source[rows], candidates.target[rows], self.scores[rows],
+                                      found.starts, found.ends, found.strengths, keys, flags))
+        return self.later[-1]
 
 
 class Queue(Sequence[Suggestion]):

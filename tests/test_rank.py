@@ -154,20 +154,24 @@ def test_rank_fills_the_queue_in_score_order_under_both_caps(ranked_site: tuple[
 
 def test_the_compiled_walk_fills_the_same_queue_a_few_rows_at_a_time(ranked_site: tuple[Corpus, Keywords],
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """fill.py's loop stops when its rows taken fill their buffer (they go into the queue), when its table of the
-    anchors used would pass half full (it grows), and is handed the rows a block at a time: with room for two, blocks
-    of three and a table of four slots at first, its queue and hubs are still the reference's."""
+    """fill.py's loop stops when its rows taken fill their buffer (they go into the queue), when its tables of the
+    anchors used and of the later rows would pass half full (they grow), when its heap of rows waiting is full (it
+    grows), and when the first row waiting was not searched yet; and is handed the rows a block at a time: with room
+    for two, blocks of three, tables of four slots and a heap of one at first, its queue and hubs are still the
+    reference's."""
     corpus, keywords = ranked_site
     candidates = every_pair(corpus, keywords)
     monkeypatch.setattr(fill, "OUT_ROWS", 2)
     monkeypatch.setattr(score, "FILL_ROWS_AT_ONCE", 3)
     monkeypatch.setattr(fill, "USED_SLOTS", 4)
-    grown = []
+    monkeypatch.setattr(fill, "HEAP_ROWS", 1)
+    grown, later = [], []
     monkeypatch.setattr(fill, "_placed", lambda *tables, real=fill._placed: grown.append(len(tables[2])) or real(*tables))
+    monkeypatch.setattr(fill, "_remember", lambda *table, real=fill._remember: later.append(len(table[2])) or real(*table))
     queue, hubs = ranked(corpus, candidates, AnchorFinder(corpus, keywords), 2, 2)
     expected, expected_hubs = greedy_fill(corpus, candidates, AnchorFinder(corpus, keywords), 2, 2)
     assert len(queue) > 6 and [(item.source, item.target, item.score, item.anchor) for item in queue] == expected
-    assert hubs == expected_hubs and grown[:2] == [8, 16]
+    assert hubs == expected_hubs and grown[:2] == [8, 16] and sum(later) > 4
 
 
 def test_a_target_gets_one_anchor_text_from_two_pages_at_most_the_title_fallback_too(
