@@ -35,13 +35,14 @@ Search = Callable[[np.ndarray], "Rows"]  # the heap's entries (source, target, r
 
 @dataclass
 class Rows:
-    """Rows to walk, in queue order: candidate row (its score: QueueFill.scores[row]), source, target, and text anchors
-    (option j of row i: starts[i, j]:ends[i, j], its strength, key and flags: anchor_keys.py; none: -1), with where
-    each ends when completed by its next word (anchors.completion; UNKNOWN until found) and that longer phrase's key."""
+    """Rows to walk, in queue order: candidate row, source, target, score, and text anchors (option j of row i:
+    starts[i, j]:ends[i, j], its strength, key and flags: anchor_keys.py; none: -1), with where each ends when completed
+    by its next word (anchors.completion; UNKNOWN until found) and that longer phrase's key."""
 
     rows: np.ndarray
     sources: np.ndarray
     targets: np.ndarray
+    scores: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
     strengths: np.ndarray
@@ -52,7 +53,7 @@ class Rows:
 
     def columns(self) -> tuple[np.ndarray, ...]:
         """The arrays, in the order of the fields (as the compiled walk takes them)."""
-        return (self.rows, self.sources, self.targets, self.starts, self.ends, self.strengths, self.keys,
+        return (self.rows, self.sources, self.targets, self.scores, self.starts, self.ends, self.strengths, self.keys,
                 self.flags, self.longer, self.longer_keys)
 
 
@@ -89,11 +90,11 @@ class QueueFill:
         self.later_keys, self.later_at = np.zeros((USED_SLOTS, 2), np.uint64), np.zeros(USED_SLOTS, np.int64)
         self.later: Rows | None = None  # made like the first rows held (_hold_like), then grown as rows are remembered
 
-    def rows(self, rows: np.ndarray, sources: np.ndarray, targets: np.ndarray, starts: np.ndarray, ends: np.ndarray,
-             strengths: np.ndarray, keys: np.ndarray, flags: np.ndarray) -> Rows:
+    def rows(self, rows: np.ndarray, sources: np.ndarray, targets: np.ndarray, scores: np.ndarray, starts: np.ndarray,
+             ends: np.ndarray, strengths: np.ndarray, keys: np.ndarray, flags: np.ndarray) -> Rows:
         """Rows to walk, each row's likeliest anchor completed: its first that no row before can refuse it (shown,
         not a link's text, not another page's name). Most rows take it; the walk stops for the others' completions."""
-        made = Rows(rows, sources, targets, starts, ends, strengths, keys, flags,
+        made = Rows(rows, sources, targets, scores, starts, ends, strengths, keys, flags,
                     np.full(starts.shape, UNKNOWN, np.int64), np.zeros(starts.shape, np.uint64))
         free = (flags & SHOWN > 0) & (flags & LINKED == 0)
         if len(self.named_keys):
@@ -204,8 +205,8 @@ def _page_named(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 @compiled
-def _walk(rows, sources, targets, starts, ends, strengths, keys, flags, longer, longer_keys, position, drain,
-          l_rows, l_sources, l_targets, l_starts, l_ends, l_strengths, l_keys, l_flags, l_longer, l_longer_keys,
+def _walk(rows, sources, targets, scores, starts, ends, strengths, keys, flags, longer, longer_keys, position, drain,
+          l_rows, l_sources, l_targets, l_scores, l_starts, l_ends, l_strengths, l_keys, l_flags, l_longer, l_longer_keys,
           later_keys, later_at, heap_scores, heap_entries, next_place, grouped, group_starts, all_scores, all_targets,
           max_per_page, max_per_target, named_keys, named_pages, title_keys, title_lengths, link_starts, link_spans,
           link_keys, per_target, wanted, walk_order, counts, used_keys, used_pages, taken_spans, taken_keys, taken_lengths,
@@ -223,7 +224,7 @@ def _walk(rows, sources, targets, starts, ends, strengths, keys, flags, longer, 
             return GROW_HEAP, position, -1, -1
         waiting, more = counts[3] > 0, position < len(rows)
         from_heap = waiting and (drain if not more else (heap_scores[0], heap_entries[0, 0], heap_entries[0, 1])
-                                 < (-all_scores[rows[position]], sources[position], targets[position]))
+                                 < (-scores[position], sources[position], targets[position]))
         if from_heap:
             row = _later_index(later_keys, later_at, heap_entries[0, 2])
             if row < 0:

@@ -315,7 +315,7 @@ class Ranked:
         for start in range(0, len(first), FILL_ROWS_AT_ONCE):
             rows = first[start:start + FILL_ROWS_AT_ONCE]
             places = np.searchsorted(self.anchored, rows)
-            yield walker.rows(rows, candidates.source[rows], candidates.target[rows], found.starts[places],
+            yield walker.rows(rows, candidates.source[rows], candidates.target[rows], self.scores[rows], found.starts[places],
                               found.ends[places], found.strengths[places], keys[places], flags[places])
 
     @cached_property
@@ -365,8 +365,8 @@ class Ranked:
             keys[searched], flags[searched] = anchor_keys(self.corpus.texts, sources, found.starts[searched],
                                                           found.ends[searched], self.corpus.link_spans,
                                                           self._anchor_keys[2])
-        self.later.append(walker.rows(rows, candidates.source[rows], candidates.target[rows], found.starts, found.ends,
-                                      found.strengths, keys, flags))
+        self.later.append(walker.rows(rows, candidates.source[rows], candidates.target[rows], self.scores[rows],
+                                      found.starts, found.ends, found.strengths, keys, flags))
         return self.later[-1]
 
 
