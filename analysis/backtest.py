@@ -3,8 +3,10 @@
 An editorial link sits in a sentence of a page's main content, between two candidate pages; links
 repeated from many pages (boilerplate), code cross-references (`Vec::push`) and links between two copies
 of one page are not editorial.
-Hidden links keep their anchor text in the page, as after an editor removed the link. The same
-hidden links are scored for the engine and two baselines:
+Hidden links keep their anchor text in the page, as after an editor removed the link. A source
+that links one page more than once (by two of its URLs, or with two texts) has all those links
+hidden together, and a suggestion's anchor agrees with the editor if it agrees with any of their
+texts. The same hidden links are scored for the engine and two baselines:
 
 - seed: the pipeline this project started from: title + the first 2,000 characters of the
   tag-stripped HTML, a dense cosine matrix, threshold 0.55, 4 per page, the title as anchor;
@@ -44,10 +46,12 @@ class BacktestError(ValueError):
 
 @dataclass
 class HiddenLink:
+    """A source's editorial link to a page, with every other link of its content to that page: hidden together."""
+
     source: str
-    target: str  # as linked (it may redirect or canonicalise)
-    resolved: str  # the candidate page it stands for
-    anchor: str
+    resolved: str  # the candidate page the links stand for
+    targets: tuple[str, ...]  # the URLs they link it by, as linked (one may redirect or canonicalise to it)
+    anchors: tuple[str, ...]  # the texts they link it with, the editorial link's first
 
 
 @dataclass
@@ -60,7 +64,7 @@ class Score:
     recall: float
     reachable_recall: float  # hits / hidden links that fit under the per-page cap
     hit_rate: float  # hits / suggestions from pages that had hidden links
-    anchor_agreement: float  # hits whose anchor matches the editor's (equal, or half its words shared)
+    anchor_agreement: float  # hits whose anchor matches one of the editor's (equal, or half its words shared)
     top_target_share: float  # the largest share of the whole queue that goes to one target
     threshold: float | None = None
 
@@ -71,7 +75,11 @@ def editorial_links(db: sqlite_utils.Database, corpus: Corpus) -> list[HiddenLin
     copies of one page (the same main text: a type re-exported under two paths, a print version): to the engine those
     are one page, cannibalisation and never a suggestion (candidates.find_candidates); they want a canonical, not a
     link, so no method is scored on them. Nor on a link between two languages (a language switcher written into the
-    text): the engine pairs pages within a language."""
+    text): the engine pairs pages within a language.
+
+    Each carries the pair's other content links: the URLs they are written with ("/post" beside "/post/": hiding one,
+    the pair would stay linked by the other, and no method could find it) and their texts (an editor who linked
+    "another" and "style team" to one page linked both, and "style team" agrees)."""
     resolve, index = resolver(db), corpus.index
     rows = list(db.execute(
         "SELECT links.source, links.target, links.anchor, links.context FROM links JOIN pages ON pages.url = links.source "
@@ -80,6 +88,11 @@ def editorial_links(db: sqlite_utils.Database, corpus: Corpus) -> list[HiddenLin
     repeated = Counter((resolve.get(target, target), context) for _, target, _, context in rows)
     boilerplate = max(3, len(corpus) // 20)
     by_anchor = Counter((resolve.get(target, target), anchor.lower()) for _, target, anchor, _ in rows)
+    targets, anchors = defaultdict(dict), defaultdict(dict)  # by pair, in the page's order, each once
+    for source, target, anchor, _ in rows:
+        targets[source, resolve.get(target, target)][target] = None
+        if A_WORD.search(anchor):
+            anchors[source, resolve.get(target, target)][anchor] = None
     links: dict[tuple[str, str], HiddenLink] = {}
     for source, target, anchor, context in rows:
         resolved = resolve.get(target, target)
@@ -90,7 +103,8 @@ def editorial_links(db: sqlite_utils.Database, corpus: Corpus) -> list[HiddenLin
         if (repeated[resolved, context] > 2 or by_anchor[resolved, anchor.lower()] > boilerplate or CODE_LIKE.search(anchor)
                 or not A_WORD.search(anchor)):
             continue
-        links[source, resolved] = HiddenLink(source, target, resolved, anchor)
+        others = (text for text in anchors[source, resolved] if text != anchor)
+        links[source, resolved] = HiddenLink(source, resolved, tuple(targets[source, resolved]), (anchor, *others))
     pairs = np.array([index[source] * len(corpus) + index[resolved] for source, resolved in links], dtype=np.int64)
     return [link for link, copies, kept in zip(links.values(), same_texts(corpus, pairs), corpus.one_language(pairs))
             if kept and not copies]
@@ -112,6 +126,11 @@ def _path(url: str) -> str:
     return f"{parts.path}?{parts.query}"
 
 
+def agrees_with_any(suggested: str, editors: tuple[str, ...]) -> bool:
+    """The suggested anchor agrees with one of the texts the editor linked the pair with (anchors_agree)."""
+    return any(anchors_agree(suggested, editor) for editor in editors)
+
+
 def anchors_agree(suggested: str, editor: str) -> bool:
     """Equal, or at least half of the suggested anchor's words are in the editor's anchor."""
     ours, theirs = set(re.findall(r"\w+", suggested.lower())), set(re.findall(r"\w+", editor.lower()))
@@ -122,13 +141,13 @@ def score(method: str, seed: int, corpus: Corpus, hidden: list[HiddenLink], pair
           max_per_page: int, threshold: float | None = None) -> Score:
     """Compare proposed pairs (with their anchors) to the hidden links."""
     index = corpus.index
-    hidden_pairs = {(index[link.source], index[link.resolved]): link.anchor for link in hidden}
+    hidden_pairs = {(index[link.source], index[link.resolved]): link.anchors for link in hidden}
     sources = {source for source, _ in hidden_pairs}
     hits = [pair for pair in pairs if pair in hidden_pairs]
     made = sum(1 for source, _ in pairs if source in sources)
     per_source = Counter(source for source, _ in hidden_pairs)
     reachable = sum(min(count, max_per_page) for count in per_source.values())
-    agree = sum(1 for pair in hits if anchors_agree(pairs[pair], hidden_pairs[pair]))
+    agree = sum(1 for pair in hits if agrees_with_any(pairs[pair], hidden_pairs[pair]))
     top_target = max(Counter(target for _, target in pairs).values(), default=0)
     return Score(method, seed, len(hidden), made, len(hits), _ratio(len(hits), len(hidden)), _ratio(len(hits), reachable),
                  _ratio(len(hits), made), _ratio(agree, len(hits)), _ratio(top_target, len(pairs)), threshold)
@@ -153,7 +172,7 @@ def run_backtest(db_path: str | Path, options: Options, share: float = 0.2, seed
         if options.progress:
             print(f"backtest round {round_number} of {len(seeds)} (seed {seed})", file=sys.stderr, flush=True)
         hidden = hidden_links(links, share, seed)
-        corpus = load_corpus(db, options.min_words, hidden={(link.source, link.target) for link in hidden},
+        corpus = load_corpus(db, options.min_words, hidden={(link.source, target) for link in hidden for target in link.targets},
                              languages=not options.all_languages)
         proposal = propose(db, corpus, options if round_number == 1 else quiet, {})
         engine = {(item.source, item.target): item.anchor.text for item in proposal.queue}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from analysis.backtest import HiddenLink, editorial_links, hidden_links, tfidf_baseline
+from analysis.backtest import HiddenLink, editorial_links, hidden_links, score, tfidf_baseline
 from analysis.index import Keywords
 from analysis.load import Corpus
 from analysis.scope import Scope
@@ -54,7 +54,7 @@ def test_a_backtest_round_hides_a_link_whatever_the_others_and_the_port() -> Non
     and loses another hides the same others, so that two crawls' figures compare."""
     def links(port: int, paths: range) -> list[HiddenLink]:
         return [HiddenLink(f"http://127.0.0.1:{port}/p{n}/", f"http://127.0.0.1:{port}/t{n}/",
-                           f"http://127.0.0.1:{port}/t{n}/", "anchor") for n in paths]
+                           (f"http://127.0.0.1:{port}/t{n}/",), ("anchor",)) for n in paths]
 
     def hidden(port: int, paths: range, seed: int) -> set[str]:
         return {urlsplit(link.source).path for link in hidden_links(links(port, paths), 0.2, seed)}
@@ -63,3 +63,25 @@ def test_a_backtest_round_hides_a_link_whatever_the_others_and_the_port() -> Non
     assert len(first) == 20 and first == hidden(9000, range(100), 1)
     assert len(first ^ hidden(9000, range(1, 101), 1)) <= 2  # one link out, one in: at most one hidden changes
     assert first != hidden(8000, range(100), 2)
+
+
+def test_a_page_linked_twice_from_one_source_is_hidden_whole_with_both_texts(site: Site) -> None:
+    """A source that links one page by two of its URLs ("/map" redirects to "/map/") and with two texts: hiding one
+    link would leave the pair linked by the other, which no method could then find. The pair is one editorial link,
+    hidden with all its URLs, and an anchor agrees with the editor if it agrees with either text."""
+    first, second = "A map sorts its keys, and a range of them comes in order.", "Keep the counts in an ordered map when you print them."
+    text = " ".join(["A set keeps its items sorted, and retain keeps only the items a predicate accepts."] * 6)
+    site.page("/set/", "BTreeSet", f"{text} {first} {second}")
+    site.page("/map/", "BTreeMap", f"{text} A map sorts its keys.")
+    site.page("/map", redirect_to="/map/", status=301)
+    site.link("/set/", "/map/", "map sorts its keys", context=first)
+    site.link("/set/", "/map", "ordered map", context=second)
+    [link] = editorial_links(site.db, site.corpus())
+    assert (link.source, link.resolved, link.targets, link.anchors) == (
+        url("/set/"), url("/map/"), (url("/map/"), url("/map")), ("map sorts its keys", "ordered map"))
+    corpus = site.corpus(hidden={(link.source, target) for target in link.targets})
+    assert len(corpus.content_codes) == 0  # unlinked, as if the editor had written neither link
+    pair = (corpus.index[link.source], corpus.index[link.resolved])
+    agreement = {anchor: score("engine", 1, corpus, [link], {pair: anchor}, 4).anchor_agreement
+                 for anchor in ("an ordered map", "its keys", "sorted items")}
+    assert agreement == {"an ordered map": 1.0, "its keys": 1.0, "sorted items": 0.0}  # the second text, the first, none
