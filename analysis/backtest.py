@@ -172,8 +172,8 @@ def run_backtest(db_path: str | Path, options: Options, share: float = 0.2, seed
         if options.progress:
             print(f"backtest round {round_number} of {len(seeds)} (seed {seed})", file=sys.stderr, flush=True)
         hidden = hidden_links(links, share, seed)
-        corpus = load_corpus(db, options.min_words, hidden={(link.source, target) for link in hidden for target in link.targets},
-                             languages=not options.all_languages)
+        unlinked = {(link.source, target) for link in hidden for target in link.targets}
+        corpus = load_corpus(db, options.min_words, hidden=unlinked, languages=not options.all_languages)
         proposal = propose(db, corpus, options if round_number == 1 else quiet, {})
         engine = {(item.source, item.target): item.anchor.text for item in proposal.queue}
         scores.append(score("engine", seed, corpus, hidden, engine, options.max_per_page, proposal.threshold))

@@ -69,7 +69,8 @@ def test_a_page_linked_twice_from_one_source_is_hidden_whole_with_both_texts(sit
     """A source that links one page by two of its URLs ("/map" redirects to "/map/") and with two texts: hiding one
     link would leave the pair linked by the other, which no method could then find. The pair is one editorial link,
     hidden with all its URLs, and an anchor agrees with the editor if it agrees with either text."""
-    first, second = "A map sorts its keys, and a range of them comes in order.", "Keep the counts in an ordered map when you print them."
+    first = "A map sorts its keys, and a range of them comes in order."
+    second = "Keep the counts in an ordered map when you print them."
     text = " ".join(["A set keeps its items sorted, and retain keeps only the items a predicate accepts."] * 6)
     site.page("/set/", "BTreeSet", f"{text} {first} {second}")
     site.page("/map/", "BTreeMap", f"{text} A map sorts its keys.")
