@@ -81,21 +81,20 @@ def editorial_links(db: sqlite_utils.Database, corpus: Corpus) -> list[HiddenLin
     the pair would stay linked by the other, and no method could find it) and their texts (an editor who linked
     "another" and "style team" to one page linked both, and "style team" agrees)."""
     resolve, index = resolver(db), corpus.index
-    rows = list(db.execute(
+    rows = [(source, target, resolve.get(target, target), anchor, context) for source, target, anchor, context in db.execute(
         "SELECT links.source, links.target, links.anchor, links.context FROM links JOIN pages ON pages.url = links.source "
         "WHERE links.region = 'content' AND links.external = 0 AND pages.gone = 0 ORDER BY links.source, links.position"
-    ))
-    repeated = Counter((resolve.get(target, target), context) for _, target, _, context in rows)
+    )]
+    repeated = Counter((resolved, context) for _, _, resolved, _, context in rows)
     boilerplate = max(3, len(corpus) // 20)
-    by_anchor = Counter((resolve.get(target, target), anchor.lower()) for _, target, anchor, _ in rows)
+    by_anchor = Counter((resolved, anchor.lower()) for _, _, resolved, anchor, _ in rows)
     targets, anchors = defaultdict(dict), defaultdict(dict)  # by pair, in the page's order, each once
-    for source, target, anchor, _ in rows:
-        targets[source, resolve.get(target, target)][target] = None
+    for source, target, resolved, anchor, _ in rows:
+        targets[source, resolved][target] = None
         if A_WORD.search(anchor):
-            anchors[source, resolve.get(target, target)][anchor] = None
+            anchors[source, resolved][anchor] = None
     links: dict[tuple[str, str], HiddenLink] = {}
-    for source, target, anchor, context in rows:
-        resolved = resolve.get(target, target)
+    for source, _, resolved, anchor, context in rows:
         if source not in index or resolved not in index or resolved == source or (source, resolved) in links:
             continue
         if len((context or "").split()) < MIN_CONTEXT_WORDS or len(anchor) >= 0.8 * len(context or ""):
