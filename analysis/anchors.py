@@ -13,8 +13,9 @@ pointer of type", the concise anchor editors write, on a blog (strengths near 1)
 documentation (a page's many topic words add up to 2 and more).
 
 A source that writes out the target's name, or one of its headings (the name of a part of it:
-"Creating a New Thread with spawn"), word for word cites it: names_said. What a page goes by (its name, its
-title's head, its headings) and its title fallback are names.py's.
+"Creating a New Thread with spawn"), word for word cites it: names_said. The name, or a heading written in its own
+capitals, is then the anchor. What a page goes by (its name, its title's head, its headings) and its title fallback
+are names.py's.
 
 A phrase must hold a word rare on the site (on at most COMMON_SHARE of the pages): a common word
 names nothing. A title made only of common words ("cargo vendor" on a site where every command page
@@ -50,7 +51,7 @@ from analysis.names import (COMMON_SHARE, NAME_SAID_WORDS, WrittenName, balanced
 from analysis.series import Series
 from analysis.windows import choose, find_matches, other_versions, runs_held, strong_windows
 from analysis.words import (DETERMINERS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past, run_hashes,
-                            says_when_in_its_year, word_counts)
+                            says_when_in_its_year, starts_a_sentence, word_counts)
 from linkspider.sentences import sentence_at
 
 SHORTER_ANCHOR = 0.2  # per word, times the pair's best strength: the anchor shown is the window with the most strength less this
@@ -312,9 +313,10 @@ class AnchorFinder:
         in _asked: the target's name or one of its cited_headings, NAME_SAID_WORDS words or more, or its title's head)
         word for word (case, spacing and punctuation aside; a name of two words in its title's case, in prose:
         _cased_at): an editor citing the page by its name, or a part of it by its heading, the surest sign of a link.
-        And, by pair, where the source writes out the target's own name (not a heading: a source often writes several
-        headings of one target, and its editor links another), if that may be an anchor (at most MAX_WORDS words, in
-        no existing link, code block or template line): the citation is the anchor (Found.lead_with). And, by pair,
+        And, by pair, where the source writes out the target's own name, or a heading as a citation (in the heading's
+        own capitals, _headed_at: the same words in prose are as often the source's own phrase), if that may be an
+        anchor (at most MAX_WORDS words, in no existing link, code block or template line): the citation is the anchor
+        (Found.lead_with). And, by pair,
         where it writes out a longer one so: an anchor inside it goes first (Found.lead_within), for the link belongs
         on the citation ("How To Write Unit Tests Like a Brood Parasite" in a list of posts), not on a phrase elsewhere.
 
@@ -339,12 +341,27 @@ class AnchorFinder:
             else:
                 found = next(said_spans(name.pattern, text), None)
             said[row] = found is not None
-            if (said[row] and len(text) == self.corpus.texts.length(source)  # lowering kept every offset
-                    and written in self._page_names):
-                span = balanced(text, *found)
+            if said[row] and len(text) == self.corpus.texts.length(source):  # lowering kept every offset
+                if written not in self._page_names:  # a heading
+                    found = self._headed_at(read[place[at]], text, name, written)
+                span = None if found is None else balanced(text, *found)
                 if span is not None and self._open(source, read[place[at]], *span):
                     (names_at if len(name.words) <= MAX_WORDS else long_names_at)[row] = span
         return said, names_at, long_names_at
+
+    @staticmethod
+    def _headed_at(text: str, lowered: str, name: WrittenName, heading: str) -> tuple[int, int] | None:
+        """Where the source writes a heading of the target in the heading's own case: a citation of that part of it
+        ("see Configuring a target", "the section “Custom derive Macros”"), not a phrase of the source's own prose
+        ("if you want to learn more" beside the heading "Want to learn more?"). The case tells only by a capital that
+        prose would not write: past the heading's first letter ("Visual Studio Code", "GATs"), or that first letter
+        where no sentence starts ("In the future, ..." is prose; so is a heading of no capital, "in documentation
+        tests", wherever it is written)."""
+        words = WORD.findall(heading)
+        capital_within = any(character.isupper() for character in "".join(words)[1:])
+        capital_first = words[0][:1].isupper()
+        return next((span for span in said_spans(name.pattern, lowered) if WORD.findall(text[span[0]:span[1]]) == words
+                     and (capital_within or capital_first and not starts_a_sentence(text, span[0]))), None)
 
     def _cited(self, pages: list[int], texts: list[str], where: np.ndarray, targets: np.ndarray, found: Found,
                names_at: dict[int, tuple[int, int]]) -> dict[int, tuple[int, int]]:

@@ -41,14 +41,13 @@ from analysis.index import THREADS, Keywords, vector_dots
 from analysis.load import Corpus, Pair, among, distinct, pair_codes
 from analysis.locality import in_visit_order, source_starts
 from analysis.scope import InScope
-from analysis.words import WORD, is_stop_word
+from analysis.words import WORD, is_stop_word, starts_a_sentence
 
 Neighbours = tuple[np.ndarray, np.ndarray]  # (similarities, indices), one row per page
 PAIRS_AT_ONCE = 65_536  # pairs a step of the similarities, THREADS steps at once
 CLOSEST_BY_WORDS = 4  # a source's nearest pages by words that are candidates whatever their embedding similarity
 PEERS = 20  # a source's nearest pages by meaning whose content links are evidence (Candidate.peer_links)
 PEERS_LINKING = 3  # a page that this many of a source's peers link is a candidate
-SENTENCE_STARTS_AFTER = ".!?:\n"  # a word after one of these (and spaces) starts a sentence, a line or an item
 
 
 @dataclass
@@ -271,13 +270,8 @@ def _written_as(word: str, text: str) -> bool:
     if word not in text:  # most never write it so: no pattern made (9,278 pairs at 100,000 synthetic pages, 0.46 -> 0.09 s)
         return False
     capitalised = word[:1].isupper() and word[1:].islower()
-    for match in re.finditer(rf"(?<![\w.-]){re.escape(word)}(?![\w-])", text):
-        before = match.start()
-        while before and text[before - 1] in " \t":
-            before -= 1
-        if not capitalised or (before and text[before - 1] not in SENTENCE_STARTS_AFTER):
-            return True
-    return False
+    return any(not capitalised or not starts_a_sentence(text, match.start())
+               for match in re.finditer(rf"(?<![\w.-]){re.escape(word)}(?![\w-])", text))
 
 
 def find_candidates(corpus: Corpus, vectors: np.ndarray, by_meaning: Neighbours, keywords: Keywords,

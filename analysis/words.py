@@ -108,6 +108,16 @@ def is_stop_word(word: str) -> bool:
     return word.lower() in ENGLISH_STOP_WORDS
 
 
+SENTENCE_STARTS_AFTER = ".!?:\n"  # a word after one of these (and spaces) starts a sentence, a line or an item
+
+
+def starts_a_sentence(text: str, at: int) -> bool:
+    """Whether the word at text[at] starts the text, a sentence, a line or an item: where any word takes a capital."""
+    while at and text[at - 1] in " \t":
+        at -= 1
+    return not at or text[at - 1] in SENTENCE_STARTS_AFTER
+
+
 @lru_cache(maxsize=1)
 def _when_terms() -> frozenset[str]:
     return frozenset(stem(word) for word in WHEN_WORDS)

@@ -483,6 +483,29 @@ def test_a_source_that_writes_out_one_of_the_targets_headings_cites_it_and_menti
     assert [source * len(corpus) + target in mentions for source in sources] == [True, True, False, False]
 
 
+def test_a_heading_written_out_with_its_own_capitals_is_the_anchor(site: Site) -> None:
+    """A source that writes a heading of the target as the heading does, with a capital that prose would not write,
+    cites that part of the page: the heading is the anchor ("see “Custom derive Macros”"). The same words in
+    the source's own prose (no such capital, or only the one that starts a sentence) count as the heading said, but the
+    anchor is the search's."""
+    filler_site(site, "deploys, queues and workers", [
+        ("/threads/", "Using Threads to Run Code", "Threads run code at once."),
+        ("/cites/", "Channels", "As “Creating a New Thread with spawn” shows, channels help."),
+        ("/prose/", "Spawning", "We keep creating a new thread with spawn for each job."),
+        ("/midway/", "Locks", "Read Sharing state between threads before you add a lock."),
+        ("/starts/", "Mutexes", "Sharing state between threads needs a lock."),
+    ])
+    site.db["pages"].update(url("/threads/"), {"headings": "Creating a New Thread with spawn\nSharing state between threads"})
+    corpus = site.corpus()  # again, with the headings
+    finder = AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles))
+    target = corpus.urls.index(url("/threads/"))
+    sources = [corpus.urls.index(url(path)) for path in ("/cites/", "/prose/", "/midway/", "/starts/")]
+    assert finder.search_all(np.array(sources), np.full(len(sources), target)).name_said.tolist() == [True] * 4
+    first = [finder.anchors(source, target)[0].text for source in sources]
+    assert first[0] == "Creating a New Thread with spawn" and first[2] == "Sharing state between threads"
+    assert first[1].lower() != "creating a new thread with spawn" and first[3] != "Sharing state between threads"
+
+
 def test_an_anchor_is_never_taken_from_a_template_line() -> None:
     """The same line on three pages is the site's template, not a sentence an editor wrote: no anchor comes from it,
     however well it names the target."""
