@@ -316,9 +316,9 @@ class AnchorFinder:
         And, by pair, where the source writes out the target's own name, or a heading as a citation (in the heading's
         own capitals, _headed_at: the same words in prose are as often the source's own phrase), if that may be an
         anchor (at most MAX_WORDS words, in no existing link, code block or template line): the citation is the anchor
-        (Found.lead_with). And, by pair,
-        where it writes out a longer one so: an anchor inside it goes first (Found.lead_within), for the link belongs
-        on the citation ("How To Write Unit Tests Like a Brood Parasite" in a list of posts), not on a phrase elsewhere.
+        (Found.lead_with). And, by pair, where it writes out a longer one so: an anchor inside it goes first
+        (Found.lead_within), for the link belongs on the citation ("How To Write Unit Tests Like a Brood Parasite" in a
+        list of posts), not on a phrase elsewhere.
 
         A pair is asked only the names whose every content word its source holds (names.PageNames.held): a few in a
         hundred candidates, and of a target with many headings the one or two its source may cite. held: the sources'
@@ -360,8 +360,8 @@ class AnchorFinder:
         words = WORD.findall(heading)
         capital_within = any(character.isupper() for character in "".join(words)[1:])
         capital_first = words[0][:1].isupper()
-        return next((span for span in said_spans(name.pattern, lowered) if WORD.findall(text[span[0]:span[1]]) == words
-                     and (capital_within or capital_first and not starts_a_sentence(text, span[0]))), None)
+        return next((span for span in _in_its_case(text, lowered, name, heading)
+                     if capital_within or capital_first and not starts_a_sentence(text, span[0])), None)
 
     def _cited(self, pages: list[int], texts: list[str], where: np.ndarray, targets: np.ndarray, found: Found,
                names_at: dict[int, tuple[int, int]]) -> dict[int, tuple[int, int]]:
@@ -384,9 +384,7 @@ class AnchorFinder:
         the source's own ("Incremental Compilation" heading a release's notes) as a citation."""
         if len(lowered) != len(text):  # lowering moved the offsets
             return None
-        words = WORD.findall(written)
-        return next((span for span in said_spans(name.pattern, lowered)
-                     if WORD.findall(text[span[0]:span[1]]) == words and self._open(source, text, *span)), None)
+        return next((span for span in _in_its_case(text, lowered, name, written) if self._open(source, text, *span)), None)
 
     def _name(self, name: str) -> WrittenName:
         """The name as WrittenName, made once whichever block asks it first."""
@@ -609,6 +607,13 @@ class AnchorFinder:
                             dtype=bool)
         apart[held] = ~(relative & self.series.far(sources[owner], targets[owner]))
         return apart
+
+
+def _in_its_case(text: str, lowered: str, name: WrittenName, written: str) -> Iterator[tuple[int, int]]:
+    """The spans where the text (lowered: the same, in lower case, at the same offsets) writes the name word for word
+    in its own case, as `written` has it."""
+    words = WORD.findall(written)
+    return (span for span in said_spans(name.pattern, lowered) if WORD.findall(text[span[0]:span[1]]) == words)
 
 
 @dataclass

@@ -424,6 +424,13 @@ def test_a_name_is_written_in_a_text_exactly_where_its_pattern_says_so() -> None
     assert 100 < said < 2900 and refused > (3000 - said) / 2  # both answers are common; the first test gives most refusals
 
 
+def with_headings(site: Site, path: str, headings: str) -> tuple[Corpus, AnchorFinder]:
+    """The site's corpus read again once the page at path has these headings (one a line), and its anchor finder."""
+    site.db["pages"].update(url(path), {"headings": headings})
+    corpus = site.corpus()
+    return corpus, AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles))
+
+
 def names_asked(corpus: Corpus, finder: AnchorFinder, sources: list[int], target: int) -> list[list[str]]:
     """The names and headings of the target that names_said asks of each source: those whose every word it holds."""
     phrases = phrases_of(corpus, finder.keywords, sources)
@@ -468,11 +475,9 @@ def test_a_source_that_writes_out_one_of_the_targets_headings_cites_it_and_menti
         ("/template/", "Recap", "The next steps for the release are clear."),
         ("/also-next/", "Planning", "Planning is hard."),
     ])
-    site.db["pages"].update(url("/threads/"), {"headings": "Using Threads to Run Code\nCreating a New Thread with spawn\n"
-                                                            "Thread Pools\nNext Steps for the Release"})
     site.db["pages"].update(url("/also-next/"), {"headings": "Planning\nNext steps for the release"})  # shared: the template's
-    corpus = site.corpus()  # again, with the headings
-    finder = AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles))
+    corpus, finder = with_headings(site, "/threads/", "Using Threads to Run Code\nCreating a New Thread with spawn\n"
+                                                      "Thread Pools\nNext Steps for the Release")
     target = corpus.urls.index(url("/threads/"))
     sources = [corpus.urls.index(url(path)) for path in ("/cites/", "/apart/", "/short/", "/template/")]
     spawn = ["Creating a New Thread with spawn"]  # of the target's headings, the one each source holds every word of is asked
@@ -495,9 +500,7 @@ def test_a_heading_written_out_with_its_own_capitals_is_the_anchor(site: Site) -
         ("/midway/", "Locks", "Read Sharing state between threads before you add a lock."),
         ("/starts/", "Mutexes", "Sharing state between threads needs a lock."),
     ])
-    site.db["pages"].update(url("/threads/"), {"headings": "Creating a New Thread with spawn\nSharing state between threads"})
-    corpus = site.corpus()  # again, with the headings
-    finder = AnchorFinder(corpus, Keywords(corpus.texts, corpus.titles))
+    corpus, finder = with_headings(site, "/threads/", "Creating a New Thread with spawn\nSharing state between threads")
     target = corpus.urls.index(url("/threads/"))
     sources = [corpus.urls.index(url(path)) for path in ("/cites/", "/prose/", "/midway/", "/starts/")]
     assert finder.search_all(np.array(sources), np.full(len(sources), target)).name_said.tolist() == [True] * 4
