@@ -49,7 +49,7 @@ from analysis.phrases import (MAX_WORDS, MIN_WORDS, Phrases, heading_lines, name
 from analysis.names import (COMMON_SHARE, NAME_SAID_WORDS, WrittenName, balanced, cited_headings, compared_words,
                             page_names, page_names_of, said_spans, same_words, short_title, title_anchor, title_heads)
 from analysis.series import Series
-from analysis.windows import choose, find_matches, other_versions, runs_held, strong_windows
+from analysis.windows import choose, find_matches, other_versions, runs_held, strong_windows, strongest
 from analysis.words import (DETERMINERS, SUBORDINATORS, WORD, is_stop_word, reads_as_adverb_or_past, run_hashes,
                             says_when_in_its_year, starts_a_sentence, word_counts)
 from linkspider.sentences import sentence_at
@@ -58,6 +58,7 @@ SHORTER_ANCHOR = 0.2  # per word, times the pair's best strength: the anchor sho
 TOPIC_TERMS = 20  # the target's most characteristic words (TF-IDF) count beside its title
 TOPIC_WEIGHT = 1.0
 LINK_TEXT_WEIGHT = 0.75  # the words the site already links a page with, beside its title: chosen on six sites (BENCHMARKS.md, "Quality")
+RANKS, CHOOSES = 0, 1  # the rows of TargetTerms.weights and Matches.weights: for the pair's strength, for its anchor shown
 WHOLE_TITLE_WORDS = 2  # a title of this many words or more, none rare, names its page where it is written out
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (Ranked.fill takes another when one is used)
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
@@ -287,16 +288,13 @@ class AnchorFinder:
             found = Found.empty(len(rows))
             phrases = phrases_of(self.corpus, self.keywords, pages, texts)
             matches = self._matches(phrases, where, sources[rows], pair_targets, names)
-            asked = self._search_block(phrases, texts, where, pair_targets, matches, found, select is not None)
+            asked = self._search_block(phrases, texts, where, pair_targets, matches, found)
             found.name_said, leads, long_names = self.names_said(sources[rows], *asked, dict(zip(pages, texts)))
             if self.corpus.citations:
                 leads = self._cited(pages, texts, where, pair_targets, found, leads) | leads
             found.anchorable[list(leads)] = True
-            if select is None:
-                wanted = np.arange(len(rows))
-            else:
-                wanted = np.sort(select(rows, found))
-                self._chosen(phrases, texts, where[wanted], pair_targets[wanted], matches.of(wanted), found, wanted)
+            wanted = np.arange(len(rows)) if select is None else np.sort(select(rows, found))
+            self._chosen(phrases, texts, where[wanted], pair_targets[wanted], matches.of(wanted), found, wanted)
             for row in wanted.tolist():
                 if row in leads:
                     found.lead_with(row, *leads[row])
@@ -443,29 +441,30 @@ class AnchorFinder:
         for word in range(int(title_counts.max(initial=0))):  # left to right, as sum() adds: the same float64 total
             total[title_owner[place == word]] += title_weights[place == word]
         total[total == 0] = 1.0
-        title_ids, title_owner, title_weights = title_ids[held], title_owner[held], title_weights[held] / total[title_owner[held]]
+        title_ids, title_owner = title_ids[held], title_owner[held]
+        title_weights = np.tile(title_weights[held] / total[title_owner], (2, 1))  # RANKS and CHOOSES alike
         in_number = in_number[held] & self._nameless[title_ids]  # a number's part: "1" of "1.26", not "js" of "Node.js"
         title_codes = title_owner * columns + title_ids
         by_code = np.argsort(title_codes)
         ordered = title_codes[by_code]
         link_codes, link_weights = self._link_words(targets)
         title_word = among(link_codes, ordered)  # an anchor word that is a title word counts once: as the title or the anchor
-        link_weights[title_word] = np.maximum(0, link_weights[title_word]
-                                              - title_weights[by_code[np.searchsorted(ordered, link_codes[title_word])]])
+        link_weights[:, title_word] = np.maximum(0, link_weights[:, title_word]
+                                                 - title_weights[:, by_code[np.searchsorted(ordered, link_codes[title_word])]])
         starts, topic_ids, topic_weights = self.topics
         topic, at = run_items(starts[targets], starts[targets + 1] - starts[targets])
         topic_codes = np.concatenate([targets[topic] * columns + topic_ids[at], link_codes])
-        topic_weights = np.concatenate([TOPIC_WEIGHT * topic_weights[at], link_weights])
+        topic_weights = np.concatenate([np.tile(TOPIC_WEIGHT * topic_weights[at], (2, 1)), link_weights], axis=1)
         topic_codes, place = np.unique(topic_codes, return_inverse=True)  # a topic word said in anchors: both weights
-        topic_weights = np.bincount(place, weights=topic_weights, minlength=len(topic_codes))
+        topic_weights = np.stack([np.bincount(place, weights=row, minlength=len(topic_codes)) for row in topic_weights])
         topic_owner, topic_ids = np.divmod(topic_codes, columns)
         both = among(topic_codes, ordered)  # a topic word that is a title word too: its weight adds to the title word's
-        title_weights[by_code[np.searchsorted(ordered, topic_codes[both])]] += topic_weights[both]
+        title_weights[:, by_code[np.searchsorted(ordered, topic_codes[both])]] += topic_weights[:, both]
         owner = np.concatenate([title_owner, topic_owner[~both]])
         titled = np.concatenate([np.ones(len(title_ids), dtype=bool), np.zeros(int((~both).sum()), dtype=bool)])
         order = np.lexsort((~titled, owner))  # stable: each target's title words in order, then its other topic words
         ids = np.concatenate([title_ids, topic_ids[~both]])[order]
-        weights = np.concatenate([title_weights, topic_weights[~both]])[order].astype(np.float32)
+        weights = np.concatenate([title_weights, topic_weights[:, ~both]], axis=1)[:, order].astype(np.float32)
         in_number = np.concatenate([in_number, np.zeros(int((~both).sum()), dtype=bool)])[order]
         titled, counts = titled[order], np.bincount(owner, minlength=pages)
         owner = owner[order]
@@ -500,9 +499,15 @@ class AnchorFinder:
 
     def _link_words(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The words of the anchors other pages already link these targets with (what the site's editors call each
-        one, _naming_links), as sorted codes target * columns + term id, and their weights: LINK_TEXT_WEIGHT times the
-        word's share of an anchor's IDF (as a title word's of the title, but over the anchor's words some page holds:
-        an anchor from a page left out of the corpus may hold others), its largest over the target's anchors."""
+        one, _naming_links), as sorted codes target * columns + term id, and their weights, LINK_TEXT_WEIGHT times a
+        share, in two rows (TargetTerms.weights). RANKS: the word's share of an anchor's IDF (as a title word's of the
+        title, but over the anchor's words some page holds: an anchor from a page left out of the corpus may hold
+        others), its largest over the target's anchors: one editor's link names the page. CHOOSES: the mean of that and
+        how much of all the target's anchors the word makes up (its shares summed, as a share of the target's most used
+        word's): the anchor shown is the one most of the site's editors would write. Of the 24 links to rustblog's
+        "Stability as a Deliverable", one reads "nightly" and one "channels", and 14 hold "stability": by the largest
+        share alone the search showed "using Nightly" and "IRC channels" for it, where editors wrote "approach to
+        stability" and "hassle-free updates" (BENCHMARKS.md, "Quality")."""
         columns, idf = len(self.keywords.idf), self.keywords.idf
         links, (by_target, starts) = self.corpus.inbound_anchors, self._naming_links
         link_targets = np.frombuffer(links.targets, dtype=np.int64)
@@ -516,19 +521,20 @@ class AnchorFinder:
         codes, place = np.unique(link_targets[wanted][link] * columns + words, return_inverse=True)
         largest = np.zeros(len(codes))
         np.maximum.at(largest, place, share)
-        return codes, LINK_TEXT_WEIGHT * largest
+        used = np.bincount(place, weights=share, minlength=len(codes))
+        owner = codes // columns
+        most = np.zeros(len(self.corpus))
+        np.maximum.at(most, owner, used)
+        return codes, LINK_TEXT_WEIGHT * np.stack([largest, (largest + used / most[owner]) / 2])
 
     def _search_block(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray,
-                      matches: Matches, found: Found, best_only: bool) -> tuple[np.ndarray, np.ndarray]:
-        """Fill found for the pairs (pair j: pages[j] of the phrases and texts, targets[j]; their matches), with
-        best_only their best strength alone; return the names and headings to ask of them (names.PageNames.held), as (pairs,
-        names, numbered as _asked holds them), by pair, each pair's own names first."""
-        first, last, pair, strength, ending = self._windows(phrases, texts, pages, targets, matches, best_only)
+                      matches: Matches, found: Found) -> tuple[np.ndarray, np.ndarray]:
+        """Fill found's best strengths of the pairs (pair j: pages[j] of the phrases and texts, targets[j]; their
+        matches); return the names and headings to ask of them (names.PageNames.held), as (pairs, names, numbered as
+        _asked holds them), by pair, each pair's own names first."""
+        first, last, pair, strength, ending = self._windows(phrases, texts, pages, targets, matches, RANKS)
         found.anchorable[pair] = True  # best_only skips a window only where a stronger one of its pair is kept
-        slots = 0 if best_only else ALTERNATIVES
-        choose(pair, strength, first, last, ending, phrases.starts, phrases.ends, phrases.dotted_before, phrases.collocated,
-               phrases.clause_before, SHORTER_ANCHOR, found.best, found.starts[:, :slots], found.ends[:, :slots],
-               found.strengths[:, :slots])
+        strongest(pair, strength, ending, found.best)
         (named, names), (headed, headings) = (self.said_names.held(phrases, pages, targets),
                                               self.headings.held(phrases, pages, targets))
         pairs, asked = np.concatenate([named, headed]), np.concatenate([names, headings + len(self.said_names.texts)])
@@ -537,23 +543,26 @@ class AnchorFinder:
 
     def _chosen(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray, matches: Matches,
                 found: Found, rows: np.ndarray) -> None:
-        """Choose the anchors of these rows of found (pair j: pages[j], targets[j]; their matches), whose best strength
-        it holds."""
-        first, last, pair, strength, ending = self._windows(phrases, texts, pages, targets, matches, False)
-        part = found[rows]
+        """Choose the anchors of these rows of found (pair j: pages[j], targets[j]; their matches), by the terms' weights
+        for the anchor shown (TargetTerms.weights[CHOOSES]): the pairs' best strengths, which rank them, stay as they are."""
+        first, last, pair, strength, ending = self._windows(phrases, texts, pages, targets, matches, CHOOSES)
+        part, scale = found[rows], np.zeros(len(rows), np.float32)
+        strongest(pair, strength, ending, scale)  # a word shown costs SHORTER_ANCHOR of the strongest by these weights
         choose(pair, strength, first, last, ending, phrases.starts, phrases.ends, phrases.dotted_before, phrases.collocated,
-               phrases.clause_before, SHORTER_ANCHOR, part.best, part.starts, part.ends, part.strengths)
-        found[rows] = part
+               phrases.clause_before, SHORTER_ANCHOR, scale, part.starts, part.ends, part.strengths)
+        unranked = ~part.anchorable  # no window of it reaches MIN_STRENGTH by the weights that rank it: no text anchor
+        part.starts[unranked], part.ends[unranked], part.strengths[unranked] = -1, -1, 0
+        found.starts[rows], found.ends[rows], found.strengths[rows] = part.starts, part.ends, part.strengths
 
     def _windows(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray, matches: Matches,
-                 best_only: bool) -> tuple[np.ndarray, ...]:
+                 weighed: int) -> tuple[np.ndarray, ...]:
         """(first word, last word, pair, strength, ending) of the pairs' strong windows (strong_windows) that may name
-        their target."""
+        their target, by the terms' weights of row `weighed` (RANKS: only as far as each pair's best, best_only)."""
         first, last, pair, strength, title_only, ending = strong_windows(
-            matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
+            matches.codes, matches.weights[weighed], matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
             matches.sets_apart, matches.whole_title, matches.sibling, matches.words, phrases.valid, phrases.content_before,
             phrases.article, phrases.when_before, phrases.own_title_before, phrases.previous_same, phrases.versioned_before,
-            best_only)
+            weighed == RANKS)
         keep = np.ones(len(first), dtype=bool)
         for window in np.flatnonzero(title_only).tolist():  # few: the title itself, word for word, or nothing
             target, text = targets[pair[window]], texts[pages[pair[window]]]
@@ -622,7 +631,7 @@ class TargetTerms:
 
     starts: np.ndarray  # (pages + 1,)
     ids: np.ndarray
-    weights: np.ndarray
+    weights: np.ndarray  # (2, terms): row RANKS weighs a link word by its largest share, row CHOOSES by _link_words' blend
     titled: np.ndarray  # the term is one of the target's title words
     rare: np.ndarray  # the term is rare enough to name the target (see COMMON_SHARE)
     in_number: np.ndarray  # a number (or a character) the title writes only in a dotted word ("1" and "26" of "Rust 1.26")
@@ -634,7 +643,7 @@ class Matches:
     """Where a pair's target terms occur in its source, as codes pair * words + word, sorted."""
 
     codes: np.ndarray
-    weights: np.ndarray
+    weights: np.ndarray  # (2, matches): TargetTerms.weights' rows
     rare: np.ndarray  # the term is rare enough to name the target (see COMMON_SHARE)
     seeds: np.ndarray  # a window may be built around it: rare, or a title word of a whole_title target
     titled: np.ndarray  # the term is a title word of the pair's target
@@ -654,6 +663,6 @@ class Matches:
         search (a membership test of every match's pair took 8% of the anchor search)."""
         first = np.searchsorted(self.codes, pairs * self.words)
         owner, kept = run_items(first, np.searchsorted(self.codes, (pairs + 1) * self.words) - first)
-        return Matches(self.codes[kept] - (pairs[owner] - owner) * self.words, self.weights[kept], self.rare[kept],
+        return Matches(self.codes[kept] - (pairs[owner] - owner) * self.words, self.weights[:, kept], self.rare[kept],
                        self.seeds[kept], self.titled[kept], self.partial[kept], self.own[kept], self.sets_apart[kept],
                        self.whole_title[pairs], self.sibling[pairs], self.words)

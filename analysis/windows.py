@@ -78,7 +78,8 @@ def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray
         named[pair] = rare_held  # a seed held: a window may be built around it
         total += occurrences if named[pair] else 0
     codes, query_of = np.empty(total, np.int64), np.empty(total, np.int64)
-    weights, rare, seeds = np.zeros(total, term_weights.dtype), np.zeros(total, np.bool_), np.zeros(total, np.bool_)
+    weights = np.zeros((term_weights.shape[0], total), term_weights.dtype)
+    rare, seeds = np.zeros(total, np.bool_), np.zeros(total, np.bool_)
     titled, partial, own = np.zeros(total, np.bool_), np.zeros(total, np.bool_), np.zeros(total, np.bool_)
     made, bits, query_at = 0, np.zeros(words // 64 + 1, np.int64), np.empty(words, np.int64)
     for pair in range(len(targets)):
@@ -106,7 +107,8 @@ def find_matches(targets: np.ndarray, pages: np.ndarray, term_starts: np.ndarray
                     held += 1
             term = term_starts[targets[pair]] + query - first_query[pair]
             whole = held >= content_before[last + 1] - content_before[first] and (first < last or not term_in_number[term])
-            weights[match] = term_weights[term] if whole else 0
+            if whole:
+                weights[:, match] = term_weights[:, term]
             rare[match] = term_rare[term] and whole
             seeds[match], titled[match] = seed[query] and whole, term_titled[term] and whole
             partial[match], own[match] = not whole, own_title[word]
@@ -387,32 +389,36 @@ def spoken_words(first: int, last: int, dotted_before: np.ndarray) -> int:
 
 
 @compiled
+def strongest(pair: np.ndarray, strength: np.ndarray, ending: np.ndarray, best: np.ndarray) -> None:
+    """Fill each pair's strongest strength (best) from its windows (pair[w], strength[w]): every window but those that
+    start on an article (ending 1) counts: the source names the target whether or not a phrase runs on, and "the
+    advisory" says no more of it than "security issue in the advisory" does. A window that holds a word of a clause
+    counts too, though choose never shows it."""
+    for window in range(len(pair)):
+        if ending[window] != 1:  # an article adds a word to show, not evidence: no stronger than the phrase without it
+            best[pair[window]] = max(best[pair[window]], strength[window])
+
+
+@compiled
 def choose(pair: np.ndarray, strength: np.ndarray, first: np.ndarray, last: np.ndarray, ending: np.ndarray,
            word_starts: np.ndarray, word_ends: np.ndarray, dotted_before: np.ndarray, collocated: np.ndarray,
            clause_before: np.ndarray, shorter: float, best: np.ndarray, chosen_starts: np.ndarray,
            chosen_ends: np.ndarray, chosen_strengths: np.ndarray) -> None:
-    """Fill each pair's strongest strength (best) and its most preferred windows that do not overlap, one a column of
-    chosen_* (their character spans, from word first to word last: word_starts, word_ends; the earliest first among
-    equals), greedily. The windows come by pair (strong_windows' order); a window's preference is its strength less
-    `shorter` times the pair's best for each word a reader counts (spoken_words), and one that cuts none of the site's
-    collocations (cuts_a_collocation) goes before any that does: "survey working group", not "survey working"; among
-    equals, by ending (strong_windows: "portable AeroPress", then "the AeroPress", then "AeroPress brews"). The best
-    strength counts every window but those that start on an article: the source names the target whether or not a
-    phrase runs on, and "the advisory" says no more of it than "security issue in the advisory" does. A window that
-    holds a word of a clause (clause_before counts them before each word: "Compiler team had a planning meeting")
-    counts in the best strength but is never chosen. Each window's words are read here, not by numpy passes over them
-    all (~21 ns a window: 1.8 CPU-s at 100,000 synthetic pages). With no columns (chosen_* of none), the best alone."""
+    """Fill each pair's most preferred windows that do not overlap, one a column of chosen_* (their character spans,
+    from word first to word last: word_starts, word_ends; the earliest first among equals), greedily. The windows come
+    by pair (strong_windows' order); a window's preference is its strength less `shorter` times the pair's best (the
+    strongest of its windows: strongest) for each word a reader counts (spoken_words), and one that
+    cuts none of the site's collocations (cuts_a_collocation) goes before any that does: "survey working group", not
+    "survey working"; among equals, by ending (strong_windows: "portable AeroPress", then "the AeroPress", then
+    "AeroPress brews"). A window that holds a word of a clause (clause_before counts them before each word: "Compiler
+    team had a planning meeting") is never chosen. Each window's words are read here, not by numpy passes over them
+    all (~21 ns a window: 1.8 CPU-s at 100,000 synthetic pages)."""
     count, slots = len(pair), chosen_starts.shape[1]
     run = 0
     while run < count:
         owner, end = pair[run], run
         while end < count and pair[end] == owner:
-            if ending[end] != 1:  # an article adds a word to show, not evidence: no stronger than the phrase without it
-                best[owner] = max(best[owner], strength[end])
             end += 1
-        if slots == 0:  # the best strength alone (anchors.py's best_only search)
-            run = end
-            continue
         step = np.float32(shorter) * best[owner]
         preference, whole = np.empty(end - run), np.empty(end - run, np.bool_)
         starts, ends = np.empty(end - run, word_starts.dtype), np.empty(end - run, word_ends.dtype)

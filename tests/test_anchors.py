@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from analysis import anchors, pipeline
-from analysis.anchors import SHORTER_ANCHOR, Anchor, AnchorFinder, Found
+from analysis.anchors import CHOOSES, RANKS, SHORTER_ANCHOR, Anchor, AnchorFinder, Found
 from analysis.candidates import Candidate, Candidates
 from analysis.citations import Citations
 from analysis.index import Keywords
@@ -27,7 +27,7 @@ from analysis.phrases import MAX_WORDS, MIN_WORDS, phrases_of, version_numbers, 
 from analysis.score import rank
 from analysis.series import Series
 from analysis.vague import is_vague, vague_links
-from analysis.windows import WINDOWS_AT_FIRST, choose, runs_held, spoken_words, strong_windows
+from analysis.windows import WINDOWS_AT_FIRST, choose, cuts_a_collocation, runs_held, spoken_words, strong_windows, strongest
 from analysis.words import (ARTICLES, CLAUSE_WORDS, COPULAS, PHRASE_BREAKS, PHRASE_JOINERS, WORD, TokenFile, Tokens,
                             Vocabulary, is_stop_word, run_hashes, stem, terms, word_counts)
 from handmade import RANK_SLUGS, SLUGS, Site, blog_site, every_pair, plain_corpus, prose, ranked, url
@@ -109,13 +109,28 @@ def assert_text_anchor(corpus: Corpus, source: int, anchor: Anchor) -> None:
         assert not (anchor.span[0] < link[1] and link[0] < anchor.span[1]), (anchor, link)
 
 
+def preferences(corpus: Corpus, finder: AnchorFinder, source: int, target: int, shown: list[Anchor]) -> list[tuple[bool, float]]:
+    """What windows.choose orders a pair's anchors by: whether each cuts none of the site's collocations, then its
+    strength less SHORTER_ANCHOR of the pair's strongest window by the weights that choose it (TargetTerms.weights[
+    CHOOSES]) for each word a reader counts ("Rust 1.32.0" is two)."""
+    phrases = phrases_of(corpus, finder.keywords, [source])
+    only = np.zeros(1, dtype=np.int64)
+    matches = finder._matches(phrases, only, np.full(1, source), np.full(1, target), finder.target_terms(np.array([target])))
+    _, _, pair, strength, ending = finder._windows(phrases, [corpus.texts[source]], only, np.full(1, target), matches, CHOOSES)
+    best = np.zeros(1, dtype=np.float32)
+    strongest(pair, strength, ending, best)
+    spoken = re.compile(rf"{WORD.pattern}(?:\.{WORD.pattern})*")
+    first, last = (np.searchsorted(phrases.starts, [anchor.span[0] for anchor in shown]),
+                   np.searchsorted(phrases.ends, [anchor.span[1] for anchor in shown]))
+    return [(not cuts_a_collocation(start, end, phrases.collocated),
+             anchor.strength - SHORTER_ANCHOR * float(best[0]) * len(spoken.findall(anchor.text)))
+            for anchor, start, end in zip(shown, first.tolist(), last.tolist())]
+
+
 def test_every_anchor_is_a_phrase_of_the_source_or_the_title(tmp_path: Path) -> None:
     corpus = blog_site(tmp_path / "all.db", SLUGS).corpus()
     assert sum(len(spans) for spans in corpus.link_spans) > 50
     finder = AnchorFinder(corpus, Keywords(corpus.texts))
-    sources, targets = np.divmod(np.arange(len(corpus) ** 2), len(corpus))
-    best = finder.search_all(sources, targets).best.reshape(len(corpus), len(corpus))  # each pair's strongest window
-    spoken = re.compile(rf"{WORD.pattern}(?:\.{WORD.pattern})*")  # "Rust 1.32.0" is two words
     text_anchors = 0
     for source in range(len(corpus)):
         for target in range(len(corpus)):
@@ -124,8 +139,9 @@ def test_every_anchor_is_a_phrase_of_the_source_or_the_title(tmp_path: Path) -> 
             anchors = finder.anchors(source, target)
             assert anchors[-1] == Anchor(title_anchor(corpus.titles[target]), "title", 0.0)
             assert all(anchor.source == "text" for anchor in anchors[:-1])
-            preference = [a.strength - SHORTER_ANCHOR * best[source, target] * len(spoken.findall(a.text)) for a in anchors[:-1]]
-            assert all(first >= second - 1e-4 for first, second in zip(preference, preference[1:]))  # shorter of near-equals first
+            preference = preferences(corpus, finder, source, target, anchors[:-1])
+            assert all(first[0] > second[0] or first[0] == second[0] and first[1] >= second[1] - 1e-4
+                       for first, second in zip(preference, preference[1:]))  # shorter of near-equals first
             for anchor in anchors[:-1]:
                 assert_text_anchor(corpus, source, anchor)
                 text_anchors += 1
@@ -340,7 +356,7 @@ def test_the_window_scan_resumes_where_it_stopped_to_grow_its_arrays(site: Site)
     matches = finder._matches(phrases, np.zeros(copies, dtype=np.int64), np.full(copies, source), np.full(copies, target),
                               finder.target_terms(np.array([target])))
     first, last, pair, strength, *_ = strong_windows(
-        matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
+        matches.codes, matches.weights[RANKS], matches.rare, matches.seeds, matches.titled, matches.partial, matches.own,
         matches.sets_apart, matches.whole_title, matches.sibling, matches.words, phrases.valid, phrases.content_before, phrases.article,
         phrases.when_before,
         phrases.own_title_before, phrases.previous_same, phrases.versioned_before, False)
@@ -366,7 +382,7 @@ def test_a_search_for_the_best_strength_alone_skips_windows_and_finds_the_same_b
                               finder.target_terms(np.array([target])))
 
     def windows(best_only: bool) -> tuple[np.ndarray, ...]:
-        return strong_windows(matches.codes, matches.weights, matches.rare, matches.seeds, matches.titled, matches.partial,
+        return strong_windows(matches.codes, matches.weights[RANKS], matches.rare, matches.seeds, matches.titled, matches.partial,
                               matches.own, matches.sets_apart, matches.whole_title, matches.sibling, matches.words, phrases.valid,
                               phrases.content_before,
                               phrases.article, phrases.when_before, phrases.own_title_before, phrases.previous_same,
@@ -1383,9 +1399,9 @@ def test_a_window_that_holds_a_verb_such_as_had_or_can_is_a_clause_not_an_anchor
 
 def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() -> None:
     """windows.choose scans each pair's windows (they come by pair, then start): it must pick what a plain sort and a
-    greedy scan pick (a whole phrase before one that cuts a collocation, then by preference, then by ending), and each
-    pair's strongest strength, whole or not, of the windows that do not start on an article; a clause counts in that
-    strength, and is never chosen."""
+    greedy scan pick (a whole phrase before one that cuts a collocation, then by preference, then by ending); a clause
+    is never chosen. windows.strongest gives each pair's strongest strength, whole or not, of the windows that do not
+    start on an article; a clause counts in that strength."""
     rng = np.random.default_rng(3)
     windows = []
     for pair in range(300):
@@ -1402,6 +1418,7 @@ def test_the_best_anchors_of_a_pair_are_the_greedy_choice_in_preference_order() 
     clause_word = np.zeros(words, dtype=bool)
     clause_word[first[clause]] = True  # its first word ("had" of "had a meeting"): any word of a window counts
     found = anchors.Found.empty(300)
+    strongest(pair, strength.astype(np.float32), ending.astype(np.int8), found.best)
     choose(pair, strength.astype(np.float32), first, first + 1, ending.astype(np.int8), word_starts, word_ends, np.zeros(words + 1, dtype=np.int64),
            collocated, np.concatenate([[0], np.cumsum(clause_word)]), 0.0, found.best, found.starts, found.ends,
            found.strengths)  # preference: strength
