@@ -504,7 +504,8 @@ class AnchorFinder:
         title, but over the anchor's words some page holds: an anchor from a page left out of the corpus may hold
         others), its largest over the target's anchors: one editor's link names the page. CHOOSES: the mean of that and
         how much of all the target's anchors the word makes up (its shares summed, as a share of the target's most used
-        word's): the anchor shown is the one most of the site's editors would write. Of the 24 links to rustblog's
+        word's, times the target's largest RANKS share: no word weighs more than one did, and a target linked by one
+        anchor keeps its weights): the anchor shown is the one most of the site's editors would write. Of the 24 links to rustblog's
         "Stability as a Deliverable", one reads "nightly" and one "channels", and 14 hold "stability": by the largest
         share alone the search showed "using Nightly" and "IRC channels" for it, where editors wrote "approach to
         stability" and "hassle-free updates" (BENCHMARKS.md, "Quality")."""
@@ -523,9 +524,10 @@ class AnchorFinder:
         np.maximum.at(largest, place, share)
         used = np.bincount(place, weights=share, minlength=len(codes))
         owner = codes // columns
-        most = np.zeros(len(self.corpus))
+        most, top = np.zeros(len(self.corpus)), np.zeros(len(self.corpus))
         np.maximum.at(most, owner, used)
-        return codes, LINK_TEXT_WEIGHT * np.stack([largest, (largest + used / most[owner]) / 2])
+        np.maximum.at(top, owner, largest)
+        return codes, LINK_TEXT_WEIGHT * np.stack([largest, (largest + used / most[owner] * top[owner]) / 2])
 
     def _search_block(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray,
                       matches: Matches, found: Found) -> tuple[np.ndarray, np.ndarray]:
