@@ -7,10 +7,11 @@ weighted by rarity across the site, IDF) plus the TF-IDF weight of the target's 
 words and of the words other pages already link it with (an anchor names its page much as a title
 does), minus a little for words that belong to none of these. The phrase an editor would link on
 scores high, which makes the same number a strong ranking signal (see score.py). The pair is ranked
-by its strongest window, but the anchor shown is the one whose every word (as a reader counts them:
-"Rust 1.52.0" is two) brings SHORTER_ANCHOR of that strength: "raw pointer" rather than "mutable raw
-pointer of type", the concise anchor editors write, on a blog (strengths near 1) as in
-documentation (a page's many topic words add up to 2 and more).
+by its strongest window. The anchor shown weighs the link words by how many of the target's links use them too
+(_link_words: the phrase most editors would write, where one editor's word ranks the pair as well), and it is the one
+whose every word (as a reader counts them: "Rust 1.52.0" is two) brings SHORTER_ANCHOR of the strongest by those
+weights: "raw pointer" rather than "mutable raw pointer of type", the concise anchor editors write, on a blog
+(strengths near 1) as in documentation (a page's many topic words add up to 2 and more).
 
 A source that writes out the target's name, or one of its headings (the name of a part of it:
 "Creating a New Thread with spawn"), word for word cites it: names_said. The name, or a heading written in its own
@@ -58,7 +59,7 @@ SHORTER_ANCHOR = 0.2  # per word, times the pair's best strength: the anchor sho
 TOPIC_TERMS = 20  # the target's most characteristic words (TF-IDF) count beside its title
 TOPIC_WEIGHT = 1.0
 LINK_TEXT_WEIGHT = 0.75  # the words the site already links a page with, beside its title: chosen on six sites (BENCHMARKS.md, "Quality")
-RANKS, CHOOSES = 0, 1  # the rows of TargetTerms.weights and Matches.weights: for the pair's strength, for its anchor shown
+RANKS, CHOOSES = 0, 1  # the rows of TargetTerms.weights and Matches.weights: the pair's strength, its anchor shown
 WHOLE_TITLE_WORDS = 2  # a title of this many words or more, none rare, names its page where it is written out
 ALTERNATIVES = 3  # text anchors kept per pair, strongest first (Ranked.fill takes another when one is used)
 BLOCK_WORDS = 50_000  # words of the sources searched at once (per thread: THREADS blocks run at once)
@@ -500,15 +501,19 @@ class AnchorFinder:
     def _link_words(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The words of the anchors other pages already link these targets with (what the site's editors call each
         one, _naming_links), as sorted codes target * columns + term id, and their weights, LINK_TEXT_WEIGHT times a
-        share, in two rows (TargetTerms.weights). RANKS: the word's share of an anchor's IDF (as a title word's of the
-        title, but over the anchor's words some page holds: an anchor from a page left out of the corpus may hold
-        others), its largest over the target's anchors: one editor's link names the page. CHOOSES: the mean of that and
-        how much of all the target's anchors the word makes up (its shares summed, as a share of the target's most used
-        word's, times the target's largest RANKS share: no word weighs more than one did, and a target linked by one
-        anchor keeps its weights): the anchor shown is the one most of the site's editors would write. Of the 24 links to rustblog's
-        "Stability as a Deliverable", one reads "nightly" and one "channels", and 14 hold "stability": by the largest
-        share alone the search showed "using Nightly" and "IRC channels" for it, where editors wrote "approach to
-        stability" and "hassle-free updates" (BENCHMARKS.md, "Quality")."""
+        share, in two rows (TargetTerms.weights).
+
+        RANKS: the word's share of an anchor's IDF (as a title word's of the title, but over the anchor's words some
+        page holds: an anchor from a page left out of the corpus may hold others), its largest over the target's
+        anchors: one editor's link names the page.
+
+        CHOOSES: the mean of that and how much of all the target's anchors the word makes up (its shares summed, as a
+        share of the target's most used word's, times the target's largest RANKS share: no word weighs more than one
+        did, and a target linked by one anchor keeps its weights): the anchor shown is the one most of the site's
+        editors would write. Of the 24 links to rustblog's "Stability as a Deliverable", one reads "nightly" and one
+        "channels", and 14 hold "stability": by the largest share alone the search showed "using Nightly" and "IRC
+        channels" for it, where editors wrote "approach to stability" and "hassle-free updates" (BENCHMARKS.md,
+        "Quality")."""
         columns, idf = len(self.keywords.idf), self.keywords.idf
         links, (by_target, starts) = self.corpus.inbound_anchors, self._naming_links
         link_targets = np.frombuffer(links.targets, dtype=np.int64)
@@ -545,8 +550,9 @@ class AnchorFinder:
 
     def _chosen(self, phrases: Phrases, texts: list[str], pages: np.ndarray, targets: np.ndarray, matches: Matches,
                 found: Found, rows: np.ndarray) -> None:
-        """Choose the anchors of these rows of found (pair j: pages[j], targets[j]; their matches), by the terms' weights
-        for the anchor shown (TargetTerms.weights[CHOOSES]): the pairs' best strengths, which rank them, stay as they are."""
+        """Choose the anchors of these rows of found (pair j: pages[j], targets[j]; their matches) by the terms' weights
+        for the anchor shown (TargetTerms.weights[CHOOSES]); the pairs' best strengths, which rank them, stay as they
+        are."""
         first, last, pair, strength, ending = self._windows(phrases, texts, pages, targets, matches, CHOOSES)
         part, scale = found[rows], np.zeros(len(rows), np.float32)
         strongest(pair, strength, ending, scale)  # a word shown costs SHORTER_ANCHOR of the strongest by these weights

@@ -407,12 +407,12 @@ def choose(pair: np.ndarray, strength: np.ndarray, first: np.ndarray, last: np.n
     """Fill each pair's most preferred windows that do not overlap, one a column of chosen_* (their character spans,
     from word first to word last: word_starts, word_ends; the earliest first among equals), greedily. The windows come
     by pair (strong_windows' order); a window's preference is its strength less `shorter` times the pair's best (the
-    strongest of its windows: strongest) for each word a reader counts (spoken_words), and one that
-    cuts none of the site's collocations (cuts_a_collocation) goes before any that does: "survey working group", not
-    "survey working"; among equals, by ending (strong_windows: "portable AeroPress", then "the AeroPress", then
-    "AeroPress brews"). A window that holds a word of a clause (clause_before counts them before each word: "Compiler
-    team had a planning meeting") is never chosen. Each window's words are read here, not by numpy passes over them
-    all (~21 ns a window: 1.8 CPU-s at 100,000 synthetic pages)."""
+    strongest of its windows: strongest) for each word a reader counts (spoken_words), and one that cuts none of the
+    site's collocations (cuts_a_collocation) goes before any that does: "survey working group", not "survey working";
+    among equals, by ending (strong_windows: "portable AeroPress", then "the AeroPress", then "AeroPress brews"). A
+    window that holds a word of a clause (clause_before counts them before each word: "Compiler team had a planning
+    meeting") is never chosen. Each window's words are read here, not by numpy passes over them all (~21 ns a window:
+    1.8 CPU-s at 100,000 synthetic pages)."""
     count, slots = len(pair), chosen_starts.shape[1]
     run = 0
     while run < count:
